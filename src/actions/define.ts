@@ -1,0 +1,56 @@
+import type { z } from 'zod'
+import type { ActionContext } from '../runtime/context'
+
+/** How an action behaves, for MCP annotations, docs and retries. */
+export interface ActionHints {
+  /** Reads only; calling it changes nothing. */
+  readOnly?: boolean
+  /** Changes state outside the service (posts, CRM writes). */
+  sideEffect?: boolean
+  /** Calling it twice with the same input has the effect of calling it once. */
+  idempotent?: boolean
+  /** May overwrite or remove data. */
+  destructive?: boolean
+}
+
+export type ActionMode = 'inline' | 'queued'
+
+/** Wire form of a result: `response` plus optional top-level fields (the transcript's `metadata`). */
+export interface Presented {
+  response: unknown
+  metadata?: unknown
+}
+
+/** One action: the single source for its route, validation, docs, OpenAPI and MCP tool. */
+export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> {
+  name: string
+  summary: string
+  description?: string
+  input: I
+  /** Documented result shape (for OpenAPI and tool descriptors). */
+  output?: z.ZodType
+  hints: ActionHints
+  /** `inline` answers in the request; `queued` runs in the Queue consumer. A function decides per input. */
+  mode: ActionMode | ((input: z.output<I>, ctx: ActionContext) => ActionMode | Promise<ActionMode>)
+  /** Checks that need I/O (a referenced record exists ...), run before the run is created or queued. */
+  precheck?: (input: z.output<I>, ctx: ActionContext) => Promise<void>
+  /** Top-level input fields never stored, logged or echoed (replaced by "[redacted]" in run records). */
+  secretFields?: readonly string[]
+  /** Example request bodies for docs. */
+  examples?: Record<string, unknown>[]
+  /** Splits a result into wire fields; default `{response: output}`. */
+  present?: (output: O) => Presented
+  run(input: z.output<I>, ctx: ActionContext): Promise<O>
+}
+
+/**
+ * Declares an action. Register it with one line in `registry.ts`.
+ * @example export const ping = defineAction({ name: 'ping', summary: 'Ping', input: z.strictObject({}), hints: { readOnly: true }, mode: 'inline', run: async () => ({ ok: true }) })
+ */
+export function defineAction<I extends z.ZodType, O>(def: ActionDefinition<I, O>): ActionDefinition<I, O> {
+  return def
+}
+
+/** Any registered action, with its types erased. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAction = ActionDefinition<z.ZodType, any>

@@ -1,0 +1,19 @@
+import type { AnyAction } from './define'
+import { getVariableAction, storeVariableAction } from './variables'
+import { invokeAgentAction } from './invoke_agent'
+import { searchAction } from './search'
+
+/** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
+export const actions: readonly AnyAction[] = [
+  searchAction,
+  invokeAgentAction,
+  storeVariableAction,
+  getVariableAction,
+]
+
+const byName = new Map(actions.map((a) => [a.name, a]))
+
+/** The action registered under `name`, if any. */
+export function getAction(name: string): AnyAction | undefined {
+  return byName.get(name)
+}

@@ -1,0 +1,26 @@
+import { agentDescriptor } from '../../agents/descriptor'
+import { searchCatalog } from '../../agents/search'
+import { defineAction } from '../define'
+import { SearchInput } from './schema'
+
+/** Searches the agent catalog; each hit is a function descriptor ready to hand to a model. */
+export const searchAction = defineAction({
+  name: 'search',
+  summary: 'Search agents',
+  description:
+    'Lists agents matching a text query under a visibility filter, best first. Each hit is an OpenAI-style function descriptor named invoke_agent_<id>; call it at POST /v1/action/invoke_agent_<id>.',
+  input: SearchInput,
+  hints: { readOnly: true, idempotent: true },
+  mode: 'inline',
+  examples: [{ query: 'youtube transcript', status: 'public', limit: 5, page: 0 }],
+  async run(input, ctx) {
+    const hits = await searchCatalog(ctx.db, {
+      viewer: { accountId: ctx.account.id, teamIds: ctx.account.teamIds },
+      query: input.query ?? '',
+      filter: input.status,
+      limit: input.limit,
+      page: input.page,
+    })
+    return hits.map((h) => agentDescriptor(h, h.score))
+  },
+})

@@ -1,0 +1,66 @@
+import type { AgentRow } from '../db/agents'
+import type { Parameters } from './schema'
+
+/** Average review score, two decimals; 0 with no reviews. */
+export function reviewsScore(a: Pick<AgentRow, 'reviews_count' | 'reviews_sum'>): number {
+  return a.reviews_count > 0 ? Math.round((a.reviews_sum / a.reviews_count) * 100) / 100 : 0
+}
+
+/** The OpenAI-style function descriptor of the spec, field for field. */
+export function agentDescriptor(a: AgentRow, score: number) {
+  const parameters = JSON.parse(a.parameters) as Parameters
+  return {
+    type: 'function' as const,
+    function: {
+      name: `invoke_agent_${a.id}`,
+      description: `Invoke agent "${a.name}": ${a.description}`,
+      metadata: {
+        id: a.id,
+        slug: a.slug,
+        icon: a.icon,
+        name: a.name,
+        description: a.description,
+        status: a.visibility,
+        type: a.type,
+        executions: a.executions,
+        reviews_count: a.reviews_count,
+        reviews_score: reviewsScore(a),
+        created_at: new Date(a.created_at).toUTCString(),
+        updated_at: new Date(a.updated_at).toUTCString(),
+        score,
+      },
+      parameters: {
+        type: 'object' as const,
+        properties: parameters.properties,
+        required: parameters.required,
+        additionalProperties: false as const,
+      },
+      strict: true as const,
+    },
+  }
+}
+
+export type AgentDescriptor = ReturnType<typeof agentDescriptor>
+
+/** An agent as its management API shows it (workflow only to its owner). */
+export function presentAgent(a: AgentRow, viewerAccountId: string) {
+  const own = a.owner_account_id === viewerAccountId
+  return {
+    id: a.id,
+    slug: a.slug,
+    icon: a.icon,
+    name: a.name,
+    description: a.description,
+    visibility: a.visibility,
+    team_id: own ? a.team_id : undefined,
+    owner_account_id: own ? a.owner_account_id : undefined,
+    type: a.type,
+    executions: a.executions,
+    reviews_count: a.reviews_count,
+    reviews_score: reviewsScore(a),
+    parameters: JSON.parse(a.parameters) as Parameters,
+    workflow: own ? JSON.parse(a.workflow) : undefined,
+    created_at: new Date(a.created_at).toISOString(),
+    updated_at: new Date(a.updated_at).toISOString(),
+  }
+}

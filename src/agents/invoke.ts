@@ -1,0 +1,79 @@
+import { getVisibleAgent, incrementExecutions, type AgentRow, type Viewer } from '../db/agents'
+import { ApiError, type ErrorDetail } from '../http/errors'
+import type { ActionContext } from '../runtime/context'
+import { resolveReferences } from '../runtime/templates'
+import { convertParam, type Parameters, type Workflow } from './schema'
+
+/** The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists). */
+export async function loadAgent(db: D1Database, viewer: Viewer, id: string): Promise<AgentRow> {
+  const agent = await getVisibleAgent(db, viewer, id)
+  if (!agent) throw new ApiError('NOT_FOUND', `Agent "${id.slice(0, 64)}" not found`, [{ path: '/id', message: 'No agent with this id that you can see' }])
+  return agent
+}
+
+/** Parses `input`/`user_input` (object or JSON text) into a parameter object. */
+export function parseAgentInput(value: unknown, field: string): Record<string, unknown> {
+  if (value === undefined || value === null || value === '') return {}
+  let parsed = value
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value)
+    } catch {
+      throw new ApiError('VALIDATION_FAILED', `${field} is not valid JSON text`, [{ path: `/${field}`, message: 'Expected a JSON object or its text' }])
+    }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ApiError('VALIDATION_FAILED', `${field} must be an object of the agent's parameters`, [{ path: `/${field}`, message: 'Expected an object' }])
+  }
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * Validates parameters against the agent's schema: unknown or missing ones, wrong types and values
+ * outside an enum are 400s listing each; defaults fill the rest.
+ */
+export function validateAgentParams(parameters: Parameters, input: Record<string, unknown>, field: string): Record<string, unknown> {
+  const details: ErrorDetail[] = []
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(input)) {
+    if (!(key in parameters.properties)) details.push({ path: `/${field}/${key}`, message: `Unknown parameter "${key}"` })
+  }
+  for (const [name, p] of Object.entries(parameters.properties)) {
+    const raw = input[name]
+    if (raw === undefined || raw === null) {
+      if (p.default !== undefined) out[name] = convertParam(p.type, p.default)
+      else if (parameters.required.includes(name)) details.push({ path: `/${field}/${name}`, message: `Missing required parameter "${name}"` })
+      continue
+    }
+    const value = convertParam(p.type, raw)
+    if (value === undefined) details.push({ path: `/${field}/${name}`, message: `Expected ${p.type === 'integer' ? 'an integer' : `a ${p.type}`}` })
+    else if (p.enum && !p.enum.includes(value as string)) details.push({ path: `/${field}/${name}`, message: `Must be one of: ${p.enum.join(', ')}` })
+    else out[name] = value
+  }
+  if (details.length) {
+    throw new ApiError('VALIDATION_FAILED', `Invalid agent parameters: ${details.map((d) => d.message).slice(0, 5).join('; ')}`, details)
+  }
+  return out
+}
+
+/**
+ * Runs an agent's workflow: each step's input is resolved from the agent's parameters and earlier
+ * steps' results, run as a child run (memoized, so a retried run never repeats a finished step),
+ * then the declared output is resolved. The execution is counted once per run.
+ */
+export async function runWorkflow(ctx: ActionContext, agent: AgentRow, params: Record<string, unknown>): Promise<unknown> {
+  const workflow = JSON.parse(agent.workflow) as Workflow
+  const steps: Record<string, unknown> = {}
+  for (const step of workflow.steps) {
+    const input = resolveReferences(step.input, { input: params, steps }, ['workflow', 'steps', step.id, 'input']) as Record<string, unknown>
+    await ctx.progress({ agent: agent.id, step: step.id, steps_done: Object.keys(steps).length, steps_total: workflow.steps.length })
+    steps[step.id] = await ctx.invoke(step.action, input, step.id)
+  }
+  const lastId = workflow.steps[workflow.steps.length - 1].id
+  const output = resolveReferences(workflow.output ?? `{{steps.${lastId}}}`, { input: params, steps }, ['workflow', 'output'])
+  await ctx.step('count_execution', async () => {
+    await incrementExecutions(ctx.db, agent.id)
+    return true
+  })
+  return output
+}

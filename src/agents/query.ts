@@ -1,0 +1,53 @@
+/**
+ * Turns user text into safe FTS5 MATCH expressions. Every term is a quoted string of letters and
+ * digits, so quotes, operators (AND, NEAR, *, ^, :) and column filters in user input are inert.
+ */
+
+const STOPWORDS = new Set(
+  `a an and are as at be but by can could do does for from had has have help how i i'd i'm if in into is it its me my
+  need of on or please should so some that the their them then there these this to up us want was we what when where
+  which who why will with would you your find get give tell show make use using any about can't im id`.split(/\s+/),
+)
+
+const MAX_TERMS = 24
+const MAX_TERM_LENGTH = 48
+
+/** Lowercased word tokens of the query, as the unicode61 tokenizer would split them. */
+export function queryTerms(query: string): string[] {
+  const words = query.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []
+  const trimmed = words.map((w) => w.slice(0, MAX_TERM_LENGTH))
+  const content = trimmed.filter((w) => !STOPWORDS.has(w))
+  const terms = content.length > 0 ? content : trimmed
+  return [...new Set(terms)].slice(0, MAX_TERMS)
+}
+
+/**
+ * The word-index expression: terms joined by OR (bm25 rewards matching more of them), the last term
+ * also as a prefix so "transcri" finds "transcript" while typing.
+ * @example wordMatch(['youtube', 'transcri']) // '"youtube" OR "transcri" OR "transcri"*'
+ */
+export function wordMatch(terms: string[]): string | null {
+  if (terms.length === 0) return null
+  const quoted = terms.map((t) => `"${t}"`)
+  const last = terms[terms.length - 1]
+  if (last.length >= 2) quoted.push(`"${last}"*`)
+  return quoted.join(' OR ')
+}
+
+/**
+ * The trigram-index expression for typo tolerance: the trigrams of each term of 4+ characters,
+ * joined by OR, so a misspelt word still shares most of its trigrams with the right one.
+ */
+export function trigramMatch(terms: string[]): string | null {
+  const grams = new Set<string>()
+  for (const term of terms) {
+    if (term.length < 4) continue
+    const chars = [...term]
+    for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''))
+  }
+  if (grams.size === 0) return null
+  return [...grams]
+    .slice(0, 64)
+    .map((g) => `"${g}"`)
+    .join(' OR ')
+}

@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { findPrincipalByHash, touchToken } from '../db/tokens'
+import { ApiError } from '../http/errors'
+import type { AppEnv } from '../http/types'
+import { sha256Hex } from '../lib/crypto'
+import { TOKEN_PATTERN } from './tokens'
+
+/** Who is calling: the account behind the bearer token, with its teams. */
+export interface Principal {
+  accountId: string
+  accountName: string
+  tokenId: string
+  teamIds: string[]
+  rateLimitPerMinute: number | null
+  rateLimitPerDay: number | null
+}
+
+/** last_used_at is written at most this often per token, off the request path. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** Reads `Authorization: Bearer <token>` and resolves it to a Principal, or answers 401. */
+export async function authenticate(c: Context<AppEnv>, authorization: string | undefined): Promise<Principal> {
+  if (!authorization) throw new ApiError('UNAUTHORIZED', 'Missing bearer token: send "Authorization: Bearer <token>"')
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)
+  if (!match) throw new ApiError('UNAUTHORIZED', 'Malformed Authorization header: expected "Bearer <token>"')
+  const token = match[1]
+  if (!TOKEN_PATTERN.test(token)) throw new ApiError('UNAUTHORIZED', 'Invalid token')
+  const row = await findPrincipalByHash(c.env.DB, await sha256Hex(token))
+  if (!row) throw new ApiError('UNAUTHORIZED', 'Invalid token')
+  const now = Date.now()
+  if (row.revoked_at !== null) throw new ApiError('UNAUTHORIZED', 'Token has been revoked')
+  if (row.expires_at !== null && row.expires_at <= now) throw new ApiError('UNAUTHORIZED', 'Token has expired')
+  if (row.last_used_at === null || now - row.last_used_at > TOUCH_INTERVAL_MS) {
+    c.executionCtx.waitUntil(touchToken(c.env.DB, row.token_id, now).catch(() => undefined))
+  }
+  return {
+    accountId: row.account_id,
+    accountName: row.account_name,
+    tokenId: row.token_id,
+    teamIds: row.team_ids ? row.team_ids.split(',') : [],
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    rateLimitPerDay: row.rate_limit_per_day,
+  }
+}
+
+/** Middleware: authenticates the request and stores the principal on the context. */
+export const requireAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('principal', await authenticate(c, c.req.header('authorization')))
+  await next()
+}

@@ -1,0 +1,202 @@
+/** The agent catalog: rows, visibility-scoped reads, full-text search and reviews. */
+
+export type Visibility = 'public' | 'private' | 'team'
+export type VisibilityFilter = Visibility | 'all'
+
+export interface AgentRow {
+  rowid: number
+  id: string
+  slug: string | null
+  icon: string
+  name: string
+  description: string
+  visibility: Visibility
+  owner_account_id: string
+  team_id: string | null
+  type: string
+  executions: number
+  reviews_count: number
+  reviews_sum: number
+  parameters: string
+  workflow: string
+  param_text: string
+  created_at: number
+  updated_at: number
+}
+
+export type NewAgent = Omit<AgentRow, 'rowid' | 'reviews_count' | 'reviews_sum'>
+
+/** Who is looking: an account and the teams it belongs to. */
+export interface Viewer {
+  accountId: string
+  teamIds: string[]
+}
+
+/**
+ * SQL condition (on alias `a`) for the agents a viewer may see under a filter, with its bindings.
+ * Private agents: only their owner. Team agents: members of their team (and their owner).
+ */
+export function visibilityClause(filter: VisibilityFilter, viewer: Viewer): { sql: string; binds: unknown[] } {
+  const teams = JSON.stringify(viewer.teamIds)
+  const own = `a.owner_account_id = ?`
+  const inTeam = `a.team_id IN (SELECT value FROM json_each(?))`
+  switch (filter) {
+    case 'public':
+      return { sql: `a.visibility = 'public'`, binds: [] }
+    case 'private':
+      return { sql: `a.visibility = 'private' AND ${own}`, binds: [viewer.accountId] }
+    case 'team':
+      return { sql: `a.visibility = 'team' AND (${inTeam} OR ${own})`, binds: [teams, viewer.accountId] }
+    case 'all':
+      return {
+        sql: `(a.visibility = 'public' OR ${own} OR (a.visibility = 'team' AND ${inTeam}))`,
+        binds: [viewer.accountId, teams],
+      }
+  }
+}
+
+const COLUMNS =
+  'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
+
+export function insertAgentStatement(db: D1Database, a: NewAgent): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at)
+}
+
+export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
+  await insertAgentStatement(db, a).run()
+}
+
+/** An agent by id or slug, if the viewer may see it. */
+export async function getVisibleAgent(db: D1Database, viewer: Viewer, idOrSlug: string): Promise<AgentRow | null> {
+  const vis = visibilityClause('all', viewer)
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql} LIMIT 1`)
+    .bind(idOrSlug, idOrSlug, ...vis.binds)
+    .first<AgentRow>()
+}
+
+export async function slugTaken(db: D1Database, slug: string, exceptId: string | null): Promise<boolean> {
+  const row = await db.prepare('SELECT id FROM agents WHERE (slug = ?1 OR id = ?1) AND id != ?2').bind(slug, exceptId ?? '').first()
+  return row !== null
+}
+
+export async function listOwnAgents(db: D1Database, accountId: string, limit: number, afterRowid: number): Promise<AgentRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${COLUMNS} FROM agents a WHERE a.owner_account_id = ? AND a.rowid > ? ORDER BY a.rowid LIMIT ?`)
+    .bind(accountId, afterRowid, limit)
+    .all<AgentRow>()
+  return results
+}
+
+export type AgentPatch = Partial<Pick<AgentRow, 'slug' | 'icon' | 'name' | 'description' | 'visibility' | 'team_id' | 'parameters' | 'workflow' | 'param_text'>>
+
+/** Applies a patch to an agent its owner changes; false when no such agent of that owner. */
+export async function updateAgent(db: D1Database, ownerId: string, id: string, patch: AgentPatch, now: number): Promise<boolean> {
+  const keys = Object.keys(patch) as (keyof AgentPatch)[]
+  const sets = [...keys.map((k) => `${k} = ?`), 'updated_at = ?']
+  const res = await db
+    .prepare(`UPDATE agents SET ${sets.join(', ')} WHERE id = ? AND owner_account_id = ?`)
+    .bind(...keys.map((k) => patch[k] ?? null), now, id, ownerId)
+    .run()
+  return res.meta.changes > 0
+}
+
+export async function deleteAgent(db: D1Database, ownerId: string, id: string): Promise<boolean> {
+  const res = await db.prepare('DELETE FROM agents WHERE id = ? AND owner_account_id = ?').bind(id, ownerId).run()
+  return res.meta.changes > 0
+}
+
+export async function incrementExecutions(db: D1Database, id: string): Promise<void> {
+  await db.prepare('UPDATE agents SET executions = executions + 1 WHERE id = ?').bind(id).run()
+}
+
+/** Sets the viewer's 1-5 rating (insert or update); triggers keep the agent's aggregates exact. */
+export async function putReview(db: D1Database, agentId: string, accountId: string, rating: number, now: number): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO agent_reviews (agent_id, account_id, rating, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(agent_id, account_id) DO UPDATE SET rating = excluded.rating, updated_at = excluded.updated_at`,
+    )
+    .bind(agentId, accountId, rating, now, now)
+    .run()
+}
+
+export async function deleteReview(db: D1Database, agentId: string, accountId: string): Promise<boolean> {
+  const res = await db.prepare('DELETE FROM agent_reviews WHERE agent_id = ? AND account_id = ?').bind(agentId, accountId).run()
+  return res.meta.changes > 0
+}
+
+export async function getAgentById(db: D1Database, id: string): Promise<AgentRow | null> {
+  return db.prepare(`SELECT ${COLUMNS} FROM agents a WHERE a.id = ?`).bind(id).first<AgentRow>()
+}
+
+/** One scored search hit. */
+export type ScoredAgent = AgentRow & { score: number }
+
+export interface SearchQuery {
+  viewer: Viewer
+  filter: VisibilityFilter
+  /** FTS5 MATCH expression over the word index (already quoted), or null to list by popularity. */
+  match: string | null
+  /** FTS5 MATCH expression over the trigram index, used when the word index finds little. */
+  fuzzy: string | null
+  limit: number
+  offset: number
+}
+
+// Column weights for bm25(): name, description, parameter text.
+const WORD_WEIGHTS = '10.0, 4.0, 1.0'
+const TRIGRAM_WEIGHTS = '3.0, 1.0'
+/**
+ * Relevance r = -bm25 (larger is better) maps to r / (r + K) in [0, 1). Popularity adds at most
+ * 0.02 (executions / (executions + 1000)), enough to order near ties and no more. Fuzzy (trigram)
+ * hits are scaled by 0.6 so an exact word match outranks them.
+ */
+const K = 8
+const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
+
+/** Runs a catalog search: ordered by score, then executions, then rowid (a total, stable order). */
+export async function searchAgents(db: D1Database, q: SearchQuery): Promise<ScoredAgent[]> {
+  const vis = visibilityClause(q.filter, q.viewer)
+  if (q.match === null) {
+    const { results } = await db
+      .prepare(
+        `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
+          ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
+      )
+      .bind(...vis.binds, q.limit, q.offset)
+      .all<ScoredAgent>()
+    return results
+  }
+  const exact = `SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel, 1.0 AS scale FROM agents_fts f WHERE agents_fts MATCH ?`
+  const fuzzy = `SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel, 0.6 AS scale FROM agents_trigram t WHERE agents_trigram MATCH ?`
+  const hits = q.fuzzy ? `${exact} UNION ALL ${fuzzy}` : exact
+  const binds = q.fuzzy ? [q.match, q.fuzzy] : [q.match]
+  const { results } = await db
+    .prepare(
+      `WITH hits AS (${hits}),
+            best AS (SELECT rid, max(scale * rel / (rel + ${K})) AS text_score FROM hits GROUP BY rid)
+       SELECT ${COLUMNS}, round(0.98 * best.text_score + 0.02 * ${popularity}, 6) AS score
+         FROM best JOIN agents a ON a.rowid = best.rid
+        WHERE ${vis.sql}
+        ORDER BY score DESC, a.executions DESC, a.rowid
+        LIMIT ? OFFSET ?`,
+    )
+    .bind(...binds, ...vis.binds, q.limit, q.offset)
+    .all<ScoredAgent>()
+  return results
+}
+
+/** How many catalog rows the word index matches (decides whether the fuzzy fallback runs). */
+export async function countWordMatches(db: D1Database, match: string, cap: number): Promise<number> {
+  const row = await db
+    .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ? LIMIT ?)`)
+    .bind(match, cap)
+    .first<{ n: number }>()
+  return row?.n ?? 0
+}

@@ -1,0 +1,162 @@
+/** Runs and their memoized steps. */
+
+export type RunState = 'queued' | 'running' | 'succeeded' | 'failed'
+
+export interface RunRow {
+  id: string
+  account_id: string
+  action: string
+  state: RunState
+  parent_run_id: string | null
+  workflow_id: string | null
+  output_variable_name: string | null
+  input: string
+  job_input: string | null
+  output: string | null
+  metadata: string | null
+  error: string | null
+  error_code: string | null
+  error_status: number | null
+  progress: string | null
+  usage: string | null
+  attempts: number
+  lease_until: number | null
+  callback_url: string | null
+  callback_state: string | null
+  created_at: number
+  started_at: number | null
+  finished_at: number | null
+}
+
+export type NewRun = Pick<
+  RunRow,
+  'id' | 'account_id' | 'action' | 'state' | 'parent_run_id' | 'workflow_id' | 'output_variable_name' | 'input' | 'job_input' | 'callback_url' | 'created_at' | 'started_at'
+>
+
+export async function insertRun(db: D1Database, r: NewRun): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, job_input, callback_url, created_at, started_at, attempts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.job_input, r.callback_url, r.created_at, r.started_at, r.state === 'running' ? 1 : 0)
+    .run()
+}
+
+/** Inserts a child run unless it exists (a retried parent reuses its children). */
+export async function insertRunIfAbsent(db: D1Database, r: NewRun): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, job_input, callback_url, created_at, started_at, attempts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1`,
+    )
+    .bind(r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.job_input, r.callback_url, r.created_at, r.started_at)
+    .run()
+}
+
+export async function getRun(db: D1Database, id: string): Promise<RunRow | null> {
+  return db.prepare('SELECT * FROM runs WHERE id = ?').bind(id).first<RunRow>()
+}
+
+/** A run of one account; another account's run reads as absent. */
+export async function getOwnRun(db: D1Database, accountId: string, id: string): Promise<RunRow | null> {
+  return db.prepare('SELECT * FROM runs WHERE id = ? AND account_id = ?').bind(id, accountId).first<RunRow>()
+}
+
+export interface RunListFilter {
+  accountId: string
+  action?: string
+  state?: RunState
+  /** Cursor: created_at and id of the last run of the previous page. */
+  before?: { createdAt: number; id: string }
+  limit: number
+}
+
+export async function listRuns(db: D1Database, f: RunListFilter): Promise<RunRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM runs
+        WHERE account_id = ?1 AND (?2 IS NULL OR action = ?2) AND (?3 IS NULL OR state = ?3)
+          AND (?4 IS NULL OR created_at < ?4 OR (created_at = ?4 AND id < ?5))
+        ORDER BY created_at DESC, id DESC LIMIT ?6`,
+    )
+    .bind(f.accountId, f.action ?? null, f.state ?? null, f.before?.createdAt ?? null, f.before?.id ?? '', f.limit)
+    .all<RunRow>()
+  return results
+}
+
+/**
+ * Claims a queued run (or one whose lease ran out after a crash) for this consumer.
+ * Returns null when the run is finished or another consumer holds it.
+ */
+export async function claimRun(db: D1Database, id: string, now: number, leaseMs: number): Promise<RunRow | null> {
+  return db
+    .prepare(
+      `UPDATE runs SET state = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?2), lease_until = ?3
+        WHERE id = ?1 AND (state = 'queued' OR (state = 'running' AND (lease_until IS NULL OR lease_until < ?2)))
+        RETURNING *`,
+    )
+    .bind(id, now, now + leaseMs)
+    .first<RunRow>()
+}
+
+/** Hands a claimed run back to the queue (after a transient failure or to continue later). */
+export async function releaseRun(db: D1Database, id: string, state: 'queued' | 'running'): Promise<void> {
+  await db.prepare("UPDATE runs SET state = ?, lease_until = NULL WHERE id = ? AND state IN ('queued', 'running')").bind(state, id).run()
+}
+
+export async function extendLease(db: D1Database, id: string, until: number): Promise<void> {
+  await db.prepare("UPDATE runs SET lease_until = ? WHERE id = ? AND state = 'running'").bind(until, id).run()
+}
+
+export async function setProgress(db: D1Database, id: string, progress: string, leaseUntil: number | null): Promise<void> {
+  await db
+    .prepare("UPDATE runs SET progress = ?, lease_until = COALESCE(?, lease_until) WHERE id = ? AND state IN ('queued', 'running')")
+    .bind(progress, leaseUntil, id)
+    .run()
+}
+
+/** Ends a run with its output; false when it had already ended (a duplicate finisher). */
+export async function succeedRun(db: D1Database, id: string, output: string, metadata: string | null, usage: string | null, now: number): Promise<boolean> {
+  const res = await db
+    .prepare(
+      `UPDATE runs SET state = 'succeeded', output = ?, metadata = ?, usage = COALESCE(?, usage), job_input = NULL, lease_until = NULL, finished_at = ?
+        WHERE id = ? AND state IN ('queued', 'running')`,
+    )
+    .bind(output, metadata, usage, now, id)
+    .run()
+  return res.meta.changes > 0
+}
+
+export async function failRun(
+  db: D1Database,
+  id: string,
+  err: { message: string; code: string; status: number },
+  usage: string | null,
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .prepare(
+      `UPDATE runs SET state = 'failed', error = ?, error_code = ?, error_status = ?, usage = COALESCE(?, usage), job_input = NULL, lease_until = NULL, finished_at = ?
+        WHERE id = ? AND state IN ('queued', 'running')`,
+    )
+    .bind(err.message, err.code, err.status, usage, now, id)
+    .run()
+  return res.meta.changes > 0
+}
+
+export async function setCallbackState(db: D1Database, id: string, state: string): Promise<void> {
+  await db.prepare('UPDATE runs SET callback_state = ? WHERE id = ?').bind(state, id).run()
+}
+
+export async function getStep(db: D1Database, runId: string, step: string): Promise<string | null> {
+  const row = await db.prepare('SELECT output FROM run_steps WHERE run_id = ? AND step = ?').bind(runId, step).first<{ output: string }>()
+  return row?.output ?? null
+}
+
+export async function putStep(db: D1Database, runId: string, step: string, output: string, now: number): Promise<void> {
+  await db
+    .prepare('INSERT INTO run_steps (run_id, step, output, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(run_id, step) DO NOTHING')
+    .bind(runId, step, output, now)
+    .run()
+}

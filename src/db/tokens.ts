@@ -1,0 +1,81 @@
+/** API tokens: stored as SHA-256 hash plus the first characters, never in plain text. */
+
+export interface TokenRow {
+  id: string
+  account_id: string
+  name: string
+  hash: string
+  start: string
+  created_at: number
+  expires_at: number | null
+  revoked_at: number | null
+  last_used_at: number | null
+}
+
+/** What authentication needs about a token, read in one query with its account and teams. */
+export interface TokenPrincipalRow {
+  token_id: string
+  account_id: string
+  account_name: string
+  expires_at: number | null
+  revoked_at: number | null
+  last_used_at: number | null
+  rate_limit_per_minute: number | null
+  rate_limit_per_day: number | null
+  team_ids: string | null
+}
+
+export async function insertToken(db: D1Database, row: TokenRow): Promise<void> {
+  await db
+    .prepare(
+      'INSERT INTO api_tokens (id, account_id, name, hash, start, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)',
+    )
+    .bind(row.id, row.account_id, row.name, row.hash, row.start, row.created_at, row.expires_at)
+    .run()
+}
+
+export async function findPrincipalByHash(db: D1Database, hash: string): Promise<TokenPrincipalRow | null> {
+  return db
+    .prepare(
+      `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
+              a.rate_limit_per_minute, a.rate_limit_per_day,
+              (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids
+         FROM api_tokens t JOIN accounts a ON a.id = t.account_id
+        WHERE t.hash = ?`,
+    )
+    .bind(hash)
+    .first<TokenPrincipalRow>()
+}
+
+/** Public view of a token: everything but the hash. */
+export type TokenView = Omit<TokenRow, 'hash'>
+
+export async function listTokens(db: D1Database, accountId: string): Promise<TokenView[]> {
+  const { results } = await db
+    .prepare(
+      'SELECT id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id',
+    )
+    .bind(accountId)
+    .all<TokenView>()
+  return results
+}
+
+export async function getToken(db: D1Database, id: string): Promise<TokenView | null> {
+  return db
+    .prepare('SELECT id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?')
+    .bind(id)
+    .first<TokenView>()
+}
+
+/** Revokes a token; `accountId` scopes the change to its owner (null for operators). */
+export async function revokeToken(db: D1Database, id: string, accountId: string | null, now: number): Promise<boolean> {
+  const res = await db
+    .prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
+    .bind(now, id, accountId, accountId)
+    .run()
+  return res.meta.changes > 0
+}
+
+export async function touchToken(db: D1Database, id: string, now: number): Promise<void> {
+  await db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').bind(now, id).run()
+}

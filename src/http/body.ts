@@ -1,0 +1,71 @@
+import type { z } from 'zod'
+import { parseOrThrow } from './validate'
+import type { Context } from 'hono'
+import { ApiError } from './errors'
+import type { AppEnv } from './types'
+
+/** True when the Content-Type is JSON (application/json or any +json type). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false
+  const type = value.split(';')[0].trim().toLowerCase()
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
+}
+
+/**
+ * Reads a JSON request body: 415 unless the content type is JSON, 413 past the configured size
+ * (checked on Content-Length and again while streaming, since the header can lie or be absent),
+ * 400 for text that is not JSON.
+ */
+export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
+  const max = c.get('config').maxBodyBytes
+  if (!isJsonContentType(c.req.header('content-type'))) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON: send "Content-Type: application/json"')
+  }
+  const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${max} bytes`)
+  const declared = Number(c.req.header('content-length') ?? NaN)
+  if (Number.isFinite(declared) && declared > max) throw tooLarge()
+
+  const body = c.req.raw.body
+  let text = ''
+  if (body) {
+    const reader = body.getReader()
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+    let size = 0
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        size += value.byteLength
+        if (size > max) {
+          await reader.cancel().catch(() => undefined)
+          throw tooLarge()
+        }
+        text += decoder.decode(value, { stream: true })
+      }
+      text += decoder.decode()
+    } catch (err) {
+      if (err instanceof ApiError) throw err
+      throw new ApiError('INVALID_JSON', 'Request body is not valid UTF-8 text')
+    }
+  }
+  if (text.trim() === '') throw new ApiError('INVALID_JSON', 'Request body is empty: send a JSON object')
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+/** Reads a JSON body that must be an object (every action and management route takes one). */
+export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  const value = await readJsonBody(c)
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('VALIDATION_FAILED', 'Request body must be a JSON object', [{ path: '/', message: 'Expected an object' }])
+  }
+  return value as Record<string, unknown>
+}
+
+/** Reads a JSON object body and validates it (400 listing every failing field). */
+export async function readValidBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.output<S>> {
+  return parseOrThrow(schema, await readJsonObject(c))
+}

@@ -1,0 +1,23 @@
+import type { Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { ApiError, type ErrorDetail } from './errors'
+
+/** Success body of every action: `{"status":200,"response":...}` plus optional top-level extras. */
+export function successBody(response: unknown, extra: Record<string, unknown> = {}, status = 200) {
+  return { status, ...extra, response }
+}
+
+/** The error envelope: the first three fields are what existing clients read. */
+export function errorBody(status: number, message: string, code: string, details: ErrorDetail[], requestId: string) {
+  return { status, response: null, error: message, code, details, request_id: requestId }
+}
+
+/** Renders an ApiError as the error envelope with its headers. */
+export function errorResponse(c: Context, err: ApiError): Response {
+  for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
+  if (err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="agent-action-api"')
+  return c.json(
+    errorBody(err.status, err.message, err.code, err.details, c.get('requestId') ?? ''),
+    err.status as ContentfulStatusCode,
+  )
+}

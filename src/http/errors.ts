@@ -1,0 +1,61 @@
+/** One entry per error code: the HTTP status it maps to. The list is closed; README documents each. */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  VALIDATION_FAILED: 400,
+  UNRESOLVED_REFERENCE: 400,
+  UNSAFE_URL: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  INTEGRATION_NOT_CONNECTED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  UPSTREAM_RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UPSTREAM_FAILED: 502,
+  NOT_CONFIGURED: 503,
+  UPSTREAM_TIMEOUT: 504,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+/** One failing field: a JSON pointer into the request body and what is wrong with it. */
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+/**
+ * The only error type the HTTP layer maps to a response. Anything else thrown becomes a 500.
+ * @example throw new ApiError('NOT_FOUND', 'Agent "abc" not found')
+ */
+export class ApiError extends Error {
+  readonly status: number
+  readonly headers: Record<string, string>
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = ERROR_STATUS[code]
+    this.headers = headers
+  }
+}
+
+/** True for an ApiError, also across module copies (the test runner may load two). */
+export function isApiError(err: unknown): err is ApiError {
+  return err instanceof ApiError || (err instanceof Error && err.name === 'ApiError' && 'code' in err && 'status' in err)
+}
+
+/** Turns a JSON pointer-ish path array into "/a/0/b". */
+export function pointer(path: ReadonlyArray<PropertyKey>): string {
+  return '/' + path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
+}

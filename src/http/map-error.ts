@@ -1,0 +1,65 @@
+import { MissingKeyError } from '../lib/crypto'
+import { NotConfiguredError, ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
+import { UnresolvedReferenceError } from '../runtime/templates'
+import { ApiError, isApiError, type ErrorCode } from './errors'
+
+const PROVIDER_CODES: Record<ProviderError['kind'], ErrorCode> = {
+  invalid_input: 'VALIDATION_FAILED',
+  unauthorized: 'UNPROCESSABLE',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  not_connected: 'INTEGRATION_NOT_CONNECTED',
+  conflict: 'CONFLICT',
+  unprocessable: 'UNPROCESSABLE',
+  rate_limited: 'UPSTREAM_RATE_LIMITED',
+}
+
+/**
+ * Maps the typed failures of providers and the runtime to the API's error codes; null for anything
+ * unexpected (which becomes a logged 500). Credentials an upstream rejected are the caller's
+ * integration problem, not a failed bearer token, so they are 422 rather than 401.
+ */
+export function toApiError(err: unknown): ApiError | null {
+  if (isApiError(err)) return err
+  if (!(err instanceof Error)) return null
+  switch (err.name) {
+    case 'UnsafeUrlError': {
+      const e = err as UnsafeUrlError
+      return new ApiError('UNSAFE_URL', e.message)
+    }
+    case 'UnresolvedReference': {
+      const e = err as UnresolvedReferenceError
+      return new ApiError('UNRESOLVED_REFERENCE', `Unresolved reference in ${e.field}: {{${e.reference}}} ${e.reason}`, [
+        { path: e.field, message: `{{${e.reference}}} ${e.reason}` },
+      ])
+    }
+    case 'NotConfiguredError':
+      return new ApiError('NOT_CONFIGURED', err.message, [], {})
+    case 'MissingKeyError':
+      return new ApiError('NOT_CONFIGURED', (err as MissingKeyError).message)
+    case 'ProviderError': {
+      const e = err as ProviderError
+      const headers: Record<string, string> = e.retryAfterSeconds ? { 'retry-after': String(Math.ceil(e.retryAfterSeconds)) } : {}
+      return new ApiError(PROVIDER_CODES[e.kind], e.message, e.field ? [{ path: `/${e.field}`, message: e.message }] : [], headers)
+    }
+    case 'UpstreamError': {
+      const e = err as UpstreamError
+      if (e.kind === 'timeout') return new ApiError('UPSTREAM_TIMEOUT', e.message)
+      if (e.kind === 'rate_limited') {
+        return new ApiError('UPSTREAM_RATE_LIMITED', e.message, [], e.retryAfterSeconds ? { 'retry-after': String(Math.ceil(e.retryAfterSeconds)) } : {})
+      }
+      return new ApiError('UPSTREAM_FAILED', e.message)
+    }
+  }
+  return null
+}
+
+/** Transient failures are worth retrying in the queue consumer. */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof Error && err.name === 'UpstreamError') return (err as UpstreamError).kind !== 'too_large' && (err as UpstreamError).kind !== 'invalid'
+  const api = toApiError(err)
+  if (api) return api.status === 429 || api.status === 502 || api.status === 504
+  return true
+}
+
+export { NotConfiguredError, ProviderError, UnsafeUrlError, UpstreamError, UnresolvedReferenceError }

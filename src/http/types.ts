@@ -1,0 +1,13 @@
+import type { Principal } from '../auth/principal'
+import type { Config } from '../config'
+import type { Env } from '../env'
+
+/** Hono generics for this app: bindings and per-request variables. */
+export interface AppEnv {
+  Bindings: Env
+  Variables: {
+    requestId: string
+    config: Config
+    principal: Principal
+  }
+}

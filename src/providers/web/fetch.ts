@@ -1,0 +1,167 @@
+import { assertPublicUrl } from './address'
+import { UpstreamError, safeUrlText } from '../errors'
+
+/** Options of one guarded outbound call. */
+export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
+  /** Name of the upstream for error messages, e.g. "HubSpot". Default: the host name. */
+  service?: string
+  /** Per-attempt timeout. Default 15 s. */
+  timeoutMs?: number
+  /** Largest response body accepted; reading past it fails with `too_large`. Default 5 MiB. */
+  maxBytes?: number
+  /** Redirect hops followed, each re-checked. Default 5; 0 returns the 3xx response itself. */
+  maxRedirects?: number
+  /** Retries on 429/5xx and network errors, for GET/HEAD or when `idempotent` is set. Default 2. */
+  retries?: number
+  idempotent?: boolean
+  /** Longest Retry-After honoured before giving up. Default 10 s. */
+  maxRetryAfterMs?: number
+  signal?: AbortSignal
+}
+
+/** A guarded fetch: same shape as fetch, with the checks of `createGuardedFetch`. */
+export type GuardedFetch = (url: string | URL, init?: GuardedRequestInit) => Promise<Response>
+
+export interface GuardedFetchOptions {
+  userAgent: string
+  allowPrivate: boolean
+  /** The underlying fetch; tests and the proxy setting swap it. */
+  fetcher?: typeof fetch
+  /** Sleep used between retries (tests shorten it). */
+  sleep?: (ms: number) => Promise<void>
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+
+function retryAfterMs(res: Response): number | null {
+  const value = res.headers.get('retry-after')
+  if (!value) return null
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(value)
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null
+}
+
+/** Wraps a body so reading more than `max` bytes fails instead of filling memory. */
+function capBody(res: Response, max: number, service: string): Response {
+  if (!res.body) return res
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  if (Number.isFinite(declared) && declared > max) {
+    res.body.cancel().catch(() => undefined)
+    throw new UpstreamError(service, 'too_large', `${service} answered with ${declared} bytes, over the limit of ${max}`)
+  }
+  let seen = 0
+  const limited = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength
+        if (seen > max) controller.error(new UpstreamError(service, 'too_large', `${service} sent more than ${max} bytes`))
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+  return new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers })
+}
+
+/**
+ * The one way actions reach the network: SSRF checks on every hop, per-attempt timeout, size cap,
+ * redirect limit, a User-Agent naming the service, and retries only where repeating is safe.
+ * @example const res = await ctx.fetch('https://example.com/robots.txt', { service: 'website', timeoutMs: 5000 })
+ */
+export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
+  const fetcher = options.fetcher ?? fetch
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+
+  return async function guardedFetch(input, init = {}) {
+    const {
+      service: serviceName,
+      timeoutMs = 15_000,
+      maxBytes = 5 * 1024 * 1024,
+      maxRedirects = 5,
+      retries = 2,
+      idempotent,
+      maxRetryAfterMs = 10_000,
+      signal,
+      ...rest
+    } = init
+    let url = assertPublicUrl(input, options.allowPrivate)
+    const service = serviceName ?? url.hostname
+    const method = (rest.method ?? 'GET').toUpperCase()
+    const canRetry = idempotent ?? (method === 'GET' || method === 'HEAD')
+    const headers = new Headers(rest.headers)
+    if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent)
+
+    let attempt = 0
+    let hops = 0
+    let body = rest.body
+    let currentMethod = method
+    for (;;) {
+      const timeout = AbortSignal.timeout(timeoutMs)
+      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
+      let res: Response
+      try {
+        res = await fetcher(url.toString(), { ...rest, method: currentMethod, body, headers, redirect: 'manual', signal: combined })
+      } catch (err) {
+        if (signal?.aborted) throw err
+        const timedOut = timeout.aborted
+        if (canRetry && attempt < retries) {
+          attempt++
+          await sleep(250 * 2 ** attempt)
+          continue
+        }
+        throw new UpstreamError(
+          service,
+          timedOut ? 'timeout' : 'network',
+          timedOut ? `${service} did not answer within ${timeoutMs} ms` : `Could not reach ${service}: ${(err as Error).message}`,
+        )
+      }
+
+      if (REDIRECT_STATUSES.has(res.status) && maxRedirects > 0) {
+        const location = res.headers.get('location')
+        if (!location) return capBody(res, maxBytes, service)
+        res.body?.cancel().catch(() => undefined)
+        if (++hops > maxRedirects) throw new UpstreamError(service, 'redirects', `${service} redirected more than ${maxRedirects} times`)
+        url = assertPublicUrl(new URL(location, url), options.allowPrivate)
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentMethod === 'POST')) {
+          currentMethod = 'GET'
+          body = undefined
+          headers.delete('content-type')
+        }
+        continue
+      }
+
+      if ((res.status === 429 || res.status >= 500) && canRetry && attempt < retries) {
+        const wait = retryAfterMs(res) ?? 250 * 2 ** (attempt + 1)
+        if (wait <= maxRetryAfterMs) {
+          res.body?.cancel().catch(() => undefined)
+          attempt++
+          await sleep(wait)
+          continue
+        }
+      }
+      return capBody(res, maxBytes, service)
+    }
+  }
+}
+
+/** Reads a response body as text, mapping a body that breaks off into an UpstreamError. */
+export async function readText(res: Response, service: string): Promise<string> {
+  try {
+    return await res.text()
+  } catch (err) {
+    if (err instanceof UpstreamError) throw err
+    throw new UpstreamError(service, 'network', `${service} response was cut off: ${(err as Error).message}`)
+  }
+}
+
+/** Reads a JSON response body; garbage becomes an UpstreamError of kind `invalid`. */
+export async function readJson<T = unknown>(res: Response, service: string): Promise<T> {
+  const text = await readText(res, service)
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    throw new UpstreamError(service, 'invalid', `${service} answered with a body that is not JSON (status ${res.status})`)
+  }
+}
+
+export { safeUrlText }

@@ -1,0 +1,355 @@
+import { getAction } from '../actions/registry'
+import type { ActionMode, AnyAction, Presented } from '../actions/define'
+import type { Config } from '../config'
+import { claimKeyWithRun } from '../db/idempotency'
+import { extendLease, failRun, getRun, getStep, insertRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
+import { getVariables, putVariable } from '../db/variables'
+import type { Env } from '../env'
+import { ApiError, type ErrorCode } from '../http/errors'
+import { toApiError } from '../http/map-error'
+import { parseOrThrow } from '../http/validate'
+import { open, seal, sha256Hex } from '../lib/crypto'
+import { newId } from '../lib/ids'
+import { assertPublicUrl } from '../providers/web/address'
+import { createGuardedFetch } from '../providers/web/fetch'
+import { decodeJson, encodeJson } from './blobs'
+import type { ActionContext, RunAccount } from './context'
+import { isContinueLater } from './jobs'
+import { errorFields, type Logger } from './log'
+import { coerceToSchema, hasReferences, referencedRoots, resolveReferences } from './templates'
+
+/** Platform pieces a call needs, whether it came over HTTP, MCP or the queue. */
+export interface Runtime {
+  env: Env
+  config: Config
+  log: Logger
+  waitUntil(promise: Promise<unknown>): void
+}
+
+/** Who calls and how they want the answer. */
+export interface Caller {
+  account: RunAccount
+  requestId: string
+  workflowId: string | null
+  idempotencyKey: string | null
+  /** Seconds to wait for a queued run before answering 202; 0 answers at once. */
+  waitSeconds: number
+}
+
+export type CallOutcome =
+  | { kind: 'done'; runId: string; presented: Presented }
+  | { kind: 'failed'; runId: string; error: ApiError }
+  | { kind: 'pending'; runId: string; state: string }
+
+const REDACTED = '[redacted]'
+const LEASE_MS = 5 * 60_000
+const SERVICE_AGENT = 'AgentActionAPI/0.1 (+https://github.com/agent-action-api)'
+
+/** User-Agent for every outbound call, with a contact when one is configured. */
+export function userAgent(config: Config): string {
+  return config.contactEmail ? `${SERVICE_AGENT.slice(0, -1)}; ${config.contactEmail})` : SERVICE_AGENT
+}
+
+/** Replaces secret fields with "[redacted]" before anything is stored. */
+export function redact(action: AnyAction, input: Record<string, unknown>): Record<string, unknown> {
+  if (!action.secretFields?.length) return input
+  const out = { ...input }
+  for (const field of action.secretFields) if (field in out) out[field] = REDACTED
+  return out
+}
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+async function loadScope(rt: Runtime, caller: Caller, body: unknown): Promise<Record<string, unknown>> {
+  if (!caller.workflowId) {
+    throw new ApiError('UNRESOLVED_REFERENCE', 'The body holds {{...}} references but no Workflow-Id header names the variable scope to resolve them from')
+  }
+  const names = [...referencedRoots(body)]
+  const stored = await getVariables(rt.env.DB, caller.account.id, caller.workflowId, names, Date.now())
+  const scope: Record<string, unknown> = {}
+  for (const [name, text] of stored) scope[name] = await decodeJson(rt.env.CACHE, text)
+  return scope
+}
+
+/**
+ * Resolves references, applies the action's schema and returns the validated input. Every failing
+ * field is listed; a reference to nothing names the field and the reference.
+ */
+export async function prepareInput(rt: Runtime, caller: Caller, action: AnyAction, body: Record<string, unknown>) {
+  let resolved = body
+  if (hasReferences(body)) {
+    const scope = await loadScope(rt, caller, body)
+    try {
+      resolved = resolveReferences(body, scope) as Record<string, unknown>
+    } catch (err) {
+      throw toApiError(err) ?? err
+    }
+  }
+  return parseOrThrow(action.input, coerceToSchema(resolved, action.input)) as Record<string, unknown>
+}
+
+function storedError(run: RunRow): ApiError {
+  const code = (run.error_code ?? 'INTERNAL') as ErrorCode
+  return new ApiError(code, run.error ?? 'The run failed')
+}
+
+/** Turns a finished run row into an outcome; pending when it has not finished. */
+export async function outcomeOf(env: Env, run: RunRow): Promise<CallOutcome> {
+  if (run.state === 'succeeded') {
+    const response = await decodeJson(env.CACHE, run.output)
+    const metadata = run.metadata === null ? undefined : await decodeJson(env.CACHE, run.metadata)
+    return { kind: 'done', runId: run.id, presented: metadata === undefined ? { response } : { response, metadata } }
+  }
+  if (run.state === 'failed') return { kind: 'failed', runId: run.id, error: storedError(run) }
+  return { kind: 'pending', runId: run.id, state: run.state }
+}
+
+/** Polls a run until it ends or `seconds` pass. */
+export async function waitForRun(env: Env, runId: string, seconds: number): Promise<RunRow | null> {
+  const deadline = Date.now() + seconds * 1000
+  let delay = 50
+  for (;;) {
+    const run = await getRun(env.DB, runId)
+    if (!run || run.state === 'succeeded' || run.state === 'failed' || Date.now() >= deadline) return run
+    await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))))
+    delay = Math.min(500, delay * 2)
+  }
+}
+
+async function decideMode(action: AnyAction, input: Record<string, unknown>, ctx: ActionContext): Promise<ActionMode> {
+  return typeof action.mode === 'function' ? action.mode(input, ctx) : action.mode
+}
+
+/** Can this action be queued for some input? (Then it accepts `callback_url`.) */
+export function mayQueue(action: AnyAction): boolean {
+  return action.mode !== 'inline'
+}
+
+/**
+ * The whole call pipeline: references, validation, idempotency, the run record, then the action
+ * inline or through the queue.
+ */
+export async function callAction(rt: Runtime, caller: Caller, action: AnyAction, rawBody: Record<string, unknown>): Promise<CallOutcome> {
+  const body = { ...rawBody }
+  let callbackUrl: string | null = null
+  if (mayQueue(action) && 'callback_url' in body) {
+    callbackUrl = validateCallbackUrl(rt, body.callback_url)
+    delete body.callback_url
+  }
+  const input = await prepareInput(rt, caller, action, body)
+  const runId = newId('run')
+  const now = Date.now()
+  const ctx = createContext(rt, caller, runId, false)
+  if (action.precheck) await action.precheck(input, ctx)
+  const mode = await decideMode(action, input, ctx)
+  if (callbackUrl && mode === 'inline') {
+    throw new ApiError('VALIDATION_FAILED', 'callback_url is only accepted when the action runs queued', [
+      { path: '/callback_url', message: 'This call runs inline and answers in the response' },
+    ])
+  }
+  const redacted = redact(action, input)
+  const hasSecrets = redacted !== input
+  const run: NewRun = {
+    id: runId,
+    account_id: caller.account.id,
+    action: action.name,
+    state: mode === 'inline' ? 'running' : 'queued',
+    parent_run_id: null,
+    workflow_id: caller.workflowId,
+    output_variable_name: typeof input.output_variable_name === 'string' ? input.output_variable_name : null,
+    input: JSON.stringify(redacted),
+    job_input: mode === 'queued' ? (hasSecrets ? await seal(rt.env.ENCRYPTION_KEY, JSON.stringify(input), `job:${runId}`) : JSON.stringify(input)) : null,
+    callback_url: callbackUrl,
+    created_at: now,
+    started_at: mode === 'inline' ? now : null,
+  }
+
+  if (caller.idempotencyKey) {
+    const bodyHash = await sha256Hex(stableStringify({ action: action.name, body: rawBody, workflow: caller.workflowId }))
+    const expiresAt = now + rt.config.idempotencyTtlSeconds * 1000
+    const existing = await claimKeyWithRun(rt.env.DB, caller.idempotencyKey, bodyHash, run, expiresAt)
+    if (existing) {
+      if (existing.body_hash !== bodyHash) {
+        throw new ApiError('CONFLICT', 'This Idempotency-Key was already used with a different request body or action', [
+          { path: '/', message: `Idempotency-Key belongs to run ${existing.run_id}` },
+        ])
+      }
+      const prior = await waitForRun(rt.env, existing.run_id, caller.waitSeconds)
+      if (!prior) throw new ApiError('CONFLICT', 'The run of this Idempotency-Key no longer exists')
+      return outcomeOf(rt.env, prior)
+    }
+  } else {
+    await insertRun(rt.env.DB, run)
+  }
+
+  if (mode === 'queued') {
+    await rt.env.JOBS.send({ runId })
+    if (caller.waitSeconds <= 0) return { kind: 'pending', runId, state: 'queued' }
+    const done = await waitForRun(rt.env, runId, caller.waitSeconds)
+    return done ? outcomeOf(rt.env, done) : { kind: 'pending', runId, state: 'queued' }
+  }
+
+  try {
+    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name })
+    return { kind: 'done', runId, presented }
+  } catch (err) {
+    const api = await recordFailure(rt, runId, err, ctx)
+    return { kind: 'failed', runId, error: api }
+  }
+}
+
+function validateCallbackUrl(rt: Runtime, value: unknown): string {
+  const detail = (message: string) => new ApiError('VALIDATION_FAILED', `callback_url ${message}`, [{ path: '/callback_url', message }])
+  if (typeof value !== 'string' || value.length > 2048) throw detail('must be an https URL of at most 2048 characters')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw detail('is not a valid URL')
+  }
+  if (url.protocol !== 'https:') throw detail('must use https')
+  try {
+    assertPublicUrl(url, rt.config.allowPrivateFetch)
+  } catch (err) {
+    throw toApiError(err) ?? err
+  }
+  if (!rt.env.WEBHOOK_SIGNING_SECRET) throw new ApiError('NOT_CONFIGURED', 'callback_url needs the WEBHOOK_SIGNING_SECRET setting to sign callbacks')
+  return url.toString()
+}
+
+/** Stores a failure on the run; returns the API error the caller sees. Unexpected errors are logged with their stack. */
+export async function recordFailure(rt: Runtime, runId: string, err: unknown, ctx?: ActionContext): Promise<ApiError> {
+  let api = toApiError(err)
+  if (!api) {
+    rt.log.error('action failed', { run_id: runId, ...errorFields(err) })
+    api = new ApiError('INTERNAL', `Internal error while running the action (run ${runId})`)
+  }
+  await failRun(rt.env.DB, runId, { message: api.message, code: api.code, status: api.status }, usageJson(ctx), Date.now())
+  return api
+}
+
+const usageTotals = new WeakMap<ActionContext, Record<string, number>>()
+
+function usageJson(ctx?: ActionContext): string | null {
+  const usage = ctx ? usageTotals.get(ctx) : undefined
+  return usage ? JSON.stringify(usage) : null
+}
+
+/**
+ * Runs an action for a run whose record exists, then stores output and workflow variable.
+ * Throws what the action throws (the run is then still open).
+ */
+export async function executeRun(
+  rt: Runtime,
+  ctx: ActionContext,
+  action: AnyAction,
+  input: Record<string, unknown>,
+  run: Pick<RunRow, 'id' | 'workflow_id' | 'output_variable_name'>,
+): Promise<Presented> {
+  const output = await action.run(input, ctx)
+  const presented: Presented = action.present ? action.present(output) : { response: output }
+  const outText = await encodeJson(rt.env.CACHE, `run:${run.id}:output`, presented.response ?? null)
+  const metaText = presented.metadata === undefined ? null : await encodeJson(rt.env.CACHE, `run:${run.id}:metadata`, presented.metadata)
+  const first = await succeedRun(rt.env.DB, run.id, outText, metaText, usageJson(ctx), Date.now())
+  if (first && run.workflow_id && run.output_variable_name) {
+    const now = Date.now()
+    const value = await encodeJson(rt.env.CACHE, `var:${ctx.account.id}:${run.workflow_id}:${run.output_variable_name}`, output)
+    await putVariable(rt.env.DB, ctx.account.id, run.workflow_id, run.output_variable_name, value, now, now + rt.config.variableTtlSeconds * 1000)
+  }
+  return presented
+}
+
+/** Opens the stored job input of a queued run. */
+export async function jobInput(env: Env, run: RunRow): Promise<Record<string, unknown>> {
+  if (!run.job_input) throw new Error(`run ${run.id} has no job input`)
+  const text = run.job_input.startsWith('v1.') ? await open(env.ENCRYPTION_KEY, run.job_input, `job:${run.id}`) : run.job_input
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+/** Builds the context an action runs with. */
+export function createContext(rt: Runtime, caller: Pick<Caller, 'account' | 'requestId' | 'workflowId'>, runId: string, queued: boolean): ActionContext {
+  const db = rt.env.DB
+  const log = rt.log.child({ run_id: runId })
+  const controller = new AbortController()
+  const ctx: ActionContext = {
+    env: rt.env,
+    config: rt.config,
+    account: caller.account,
+    runId,
+    requestId: caller.requestId,
+    workflowId: caller.workflowId,
+    queued,
+    db,
+    cache: rt.env.CACHE,
+    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch }),
+    log,
+    signal: controller.signal,
+    async progress(update) {
+      await setProgress(db, runId, JSON.stringify({ ...update, updated_at: new Date().toISOString() }), queued ? Date.now() + LEASE_MS : null)
+    },
+    async step(name, fn) {
+      const stored = await getStep(db, runId, name)
+      if (stored !== null) return (await decodeJson(rt.env.CACHE, stored)) as Awaited<ReturnType<typeof fn>>
+      const value = await fn()
+      await putStep(db, runId, name, await encodeJson(rt.env.CACHE, `step:${runId}:${name}`, value), Date.now())
+      if (queued) await extendLease(db, runId, Date.now() + LEASE_MS)
+      return value
+    },
+    async invoke(actionName, input, stepName) {
+      const child = getAction(actionName)
+      if (!child) throw new ApiError('VALIDATION_FAILED', `Workflow step "${stepName}" names an unknown action "${actionName}"`)
+      return ctx.step(`invoke:${stepName}`, async () => {
+        let parsed: Record<string, unknown>
+        try {
+          parsed = parseOrThrow(child.input, coerceToSchema(input, child.input)) as Record<string, unknown>
+        } catch (err) {
+          const api = toApiError(err)
+          if (api) throw new ApiError(api.code, `Workflow step "${stepName}" (${actionName}): ${api.message}`, api.details)
+          throw err
+        }
+        const childId = `${runId}_${stepName.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`
+        await insertRunIfAbsent(db, {
+          id: childId,
+          account_id: caller.account.id,
+          action: child.name,
+          state: 'running',
+          parent_run_id: runId,
+          workflow_id: null,
+          output_variable_name: null,
+          input: JSON.stringify(redact(child, parsed)),
+          job_input: null,
+          callback_url: null,
+          created_at: Date.now(),
+          started_at: Date.now(),
+        })
+        const childCtx = createContext(rt, caller, childId, queued)
+        try {
+          const out = await child.run(parsed, childCtx)
+          await succeedRun(db, childId, await encodeJson(rt.env.CACHE, `run:${childId}:output`, out), null, usageJson(childCtx), Date.now())
+          const used = usageTotals.get(childCtx)
+          if (used) for (const [k, v] of Object.entries(used)) ctx.addUsage({ [k]: v })
+          return out
+        } catch (err) {
+          if (!isContinueLater(err)) await recordFailure(rt, childId, err, childCtx)
+          throw err
+        }
+      })
+    },
+    addUsage(usage) {
+      const totals = usageTotals.get(ctx) ?? {}
+      for (const [k, v] of Object.entries(usage)) if (Number.isFinite(v)) totals[k] = (totals[k] ?? 0) + v
+      usageTotals.set(ctx, totals)
+    },
+    waitUntil: (p) => rt.waitUntil(p),
+  }
+  return ctx
+}

@@ -1,0 +1,87 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { getOwnRun, listRuns, type RunRow } from '../db/runs'
+import { ApiError } from '../http/errors'
+import type { AppEnv } from '../http/types'
+import { parseOrThrow } from '../http/validate'
+import { decodeJson } from './blobs'
+import { waitForRun } from './execute'
+
+const ListQuery = z.strictObject({
+  action: z.string().max(100).optional(),
+  state: z.enum(['queued', 'running', 'succeeded', 'failed']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+})
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+function encodeCursor(run: RunRow): string {
+  return btoa(`${run.created_at}:${run.id}`).replace(/=+$/, '')
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  try {
+    const [at, id] = atob(cursor).split(':')
+    const createdAt = Number(at)
+    if (Number.isFinite(createdAt) && id) return { createdAt, id }
+  } catch {
+    // falls through to the error below
+  }
+  throw new ApiError('VALIDATION_FAILED', 'cursor is not a cursor this API returned', [{ path: '/cursor', message: 'Invalid cursor' }])
+}
+
+/** A run as the API shows it: input is already redacted; output only once it succeeded. */
+async function presentRun(cache: KVNamespace, r: RunRow, withOutput: boolean) {
+  return {
+    id: r.id,
+    action: r.action,
+    state: r.state,
+    parent_run_id: r.parent_run_id,
+    workflow_id: r.workflow_id,
+    output_variable_name: r.output_variable_name,
+    input: JSON.parse(r.input) as unknown,
+    output: withOutput && r.state === 'succeeded' ? await decodeJson(cache, r.output) : undefined,
+    metadata: withOutput && r.metadata ? await decodeJson(cache, r.metadata) : undefined,
+    error: r.error ? { status: r.error_status, code: r.error_code, message: r.error } : null,
+    progress: r.progress ? (JSON.parse(r.progress) as unknown) : null,
+    usage: r.usage ? (JSON.parse(r.usage) as unknown) : null,
+    attempts: r.attempts,
+    callback: r.callback_url ? { url: r.callback_url, state: r.callback_state ?? 'pending' } : null,
+    created_at: iso(r.created_at),
+    started_at: iso(r.started_at),
+    finished_at: iso(r.finished_at),
+    duration_ms: r.finished_at && r.started_at ? r.finished_at - r.started_at : null,
+  }
+}
+
+/** `/v1/runs`: the caller's own runs; another account's run is a 404. */
+export function runRoutes() {
+  const app = new Hono<AppEnv>()
+  app.get('/', async (c) => {
+    const q = parseOrThrow(ListQuery, c.req.query())
+    const rows = await listRuns(c.env.DB, {
+      accountId: c.get('principal').accountId,
+      action: q.action,
+      state: q.state,
+      before: q.cursor ? decodeCursor(q.cursor) : undefined,
+      limit: q.limit,
+    })
+    const next = rows.length === q.limit ? encodeCursor(rows[rows.length - 1]) : null
+    return c.json({ status: 200, response: await Promise.all(rows.map((r) => presentRun(c.env.CACHE, r, false))), next_cursor: next })
+  })
+  app.get('/:id', async (c) => {
+    const accountId = c.get('principal').accountId
+    const id = c.req.param('id')
+    const waitText = c.req.query('wait')
+    const wait = waitText === undefined ? 0 : Number(waitText)
+    if (!Number.isFinite(wait) || wait < 0) throw new ApiError('VALIDATION_FAILED', 'wait must be a number of seconds', [{ path: '/wait', message: 'Expected seconds >= 0' }])
+    let run = await getOwnRun(c.env.DB, accountId, id)
+    if (!run) throw new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found`)
+    if (wait > 0 && (run.state === 'queued' || run.state === 'running')) {
+      run = (await waitForRun(c.env, id, Math.min(wait, c.get('config').queueWaitMaxSeconds))) ?? run
+    }
+    return c.json({ status: 200, response: await presentRun(c.env.CACHE, run, true) })
+  })
+  return app
+}

@@ -1,0 +1,32 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations('./migrations')
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ADMIN_TOKEN: 'test-admin-token-0123456789',
+            ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+            WEBHOOK_SIGNING_SECRET: 'test-webhook-secret',
+            QUEUE_RETRY_BASE_SECONDS: '0',
+            QUEUE_WAIT_DEFAULT_SECONDS: '10',
+          },
+          // Tests never touch the internet: anything that reaches here was not mocked by a test.
+          outboundService: (request: Request) =>
+            new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
+        },
+      }),
+    ],
+    test: {
+      include: ['test/**/*.test.ts'],
+      setupFiles: ['./test/setup.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+    },
+  }
+})
