@@ -1,0 +1,100 @@
+import { env, SELF } from 'cloudflare:test'
+import { afterEach, vi } from 'vitest'
+
+export const ADMIN = `Bearer ${env.ADMIN_TOKEN}`
+export const BASE = 'https://api.test'
+
+/** JSON body of a response, typed loosely for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any
+
+/** Calls the Worker with a JSON body (or raw text) and optional bearer token. */
+export async function request(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Json; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token) headers.authorization = opts.token.startsWith('Bearer ') ? opts.token : `Bearer ${opts.token}`
+  let body: string | undefined
+  if (opts.raw !== undefined) body = opts.raw
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const res = await SELF.fetch(`${BASE}${path}`, { method, headers, body })
+  const text = await res.text()
+  let parsed: Json = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // not JSON: leave the text
+  }
+  return { status: res.status, body: parsed, headers: res.headers }
+}
+
+/** POST /v1/action/<name>. */
+export function action(name: string, body: unknown, token: string, headers: Record<string, string> = {}) {
+  return request('POST', `/v1/action/${name}`, { token, body, headers })
+}
+
+/** Creates an account through the admin API; optional rate-limit override. */
+export async function createAccount(name = 'Test account', limits: { perMinute?: number; perDay?: number } = {}): Promise<string> {
+  const res = await request('POST', '/v1/admin/accounts', {
+    token: ADMIN,
+    body: { name, rate_limit_per_minute: limits.perMinute ?? 100_000, rate_limit_per_day: limits.perDay ?? 1_000_000 },
+  })
+  if (res.status !== 201) throw new Error(`createAccount: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.response.id
+}
+
+/** Creates a token for an account and returns its plain value. */
+export async function createToken(accountId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await request('POST', `/v1/admin/accounts/${accountId}/tokens`, { token: ADMIN, body })
+  if (res.status !== 201) throw new Error(`createToken: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.response.token
+}
+
+/** An account with a token, ready to call actions. */
+export async function newCaller(name = 'Caller', limits: { perMinute?: number; perDay?: number } = {}) {
+  const accountId = await createAccount(name, limits)
+  return { accountId, token: await createToken(accountId) }
+}
+
+export async function createTeam(name: string, members: string[]): Promise<string> {
+  const res = await request('POST', '/v1/admin/teams', { token: ADMIN, body: { name } })
+  const id = res.body.response.id as string
+  for (const m of members) await request('PUT', `/v1/admin/teams/${id}/members/${m}`, { token: ADMIN, body: {} })
+  return id
+}
+
+export type FetchHandler = (req: Request) => Response | Promise<Response> | undefined | null | Promise<Response | undefined | null>
+
+/**
+ * Intercepts outbound fetches made by the Worker during a test. Handlers are tried in order; a
+ * request no handler answers falls through to the catch-all outbound service, which fails it (599).
+ * Returns the list of requests seen.
+ */
+export function mockFetch(...handlers: FetchHandler[]): Request[] {
+  const seen: Request[] = []
+  const original = globalThis.fetch
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init)
+    seen.push(req.clone())
+    for (const h of handlers) {
+      const res = await h(req.clone())
+      if (res) return res
+    }
+    return original(req)
+  })
+  return seen
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+/** A JSON response for fetch handlers. */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+}
