@@ -67,7 +67,7 @@ export async function runWorkflow(ctx: ActionContext, agent: AgentRow, params: R
   for (const step of workflow.steps) {
     const input = resolveReferences(step.input, { input: params, steps }, ['workflow', 'steps', step.id, 'input']) as Record<string, unknown>
     await ctx.progress({ agent: agent.id, step: step.id, steps_done: Object.keys(steps).length, steps_total: workflow.steps.length })
-    steps[step.id] = await ctx.invoke(step.action, input, step.id)
+    steps[step.id] = await ctx.invoke(step.action, input, step.id, step.input)
   }
   const lastId = workflow.steps[workflow.steps.length - 1].id
   const output = resolveReferences(workflow.output ?? `{{steps.${lastId}}}`, { input: params, steps }, ['workflow', 'output'])

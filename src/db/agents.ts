@@ -179,7 +179,7 @@ export async function searchAgents(db: D1Database, q: SearchQuery): Promise<Scor
   const binds = q.fuzzy ? [q.match, q.fuzzy] : [q.match]
   const { results } = await db
     .prepare(
-      `WITH hits AS (${hits}),
+      `WITH hits AS MATERIALIZED (${hits}),
             best AS (SELECT rid, max(scale * rel / (rel + ${K})) AS text_score FROM hits GROUP BY rid)
        SELECT ${COLUMNS}, round(0.98 * best.text_score + 0.02 * ${popularity}, 6) AS score
          FROM best JOIN agents a ON a.rowid = best.rid

@@ -30,8 +30,11 @@ export interface ActionContext {
   progress(update: Record<string, unknown>): Promise<void>
   /** Runs `fn` once per run: a retried run gets the stored result instead of repeating it. */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>
-  /** Runs another action as a child run (workflow steps), validating its input. */
-  invoke(action: string, input: Record<string, unknown>, stepName: string): Promise<unknown>
+  /**
+   * Runs another action as a child run (workflow steps), validating its input. `template` is the
+   * input before references were resolved, so whole-field references can be fitted to the schema.
+   */
+  invoke(action: string, input: Record<string, unknown>, stepName: string, template?: Record<string, unknown>): Promise<unknown>
   /** Adds model token usage to the run's totals. */
   addUsage(usage: Record<string, number>): void
   waitUntil(promise: Promise<unknown>): void

@@ -94,7 +94,7 @@ export async function prepareInput(rt: Runtime, caller: Caller, action: AnyActio
       throw toApiError(err) ?? err
     }
   }
-  return parseOrThrow(action.input, coerceToSchema(resolved, action.input)) as Record<string, unknown>
+  return parseOrThrow(action.input, coerceToSchema(body, resolved, action.input)) as Record<string, unknown>
 }
 
 function storedError(run: RunRow): ApiError {
@@ -304,13 +304,13 @@ export function createContext(rt: Runtime, caller: Pick<Caller, 'account' | 'req
       if (queued) await extendLease(db, runId, Date.now() + LEASE_MS)
       return value
     },
-    async invoke(actionName, input, stepName) {
+    async invoke(actionName, input, stepName, template) {
       const child = getAction(actionName)
       if (!child) throw new ApiError('VALIDATION_FAILED', `Workflow step "${stepName}" names an unknown action "${actionName}"`)
       return ctx.step(`invoke:${stepName}`, async () => {
         let parsed: Record<string, unknown>
         try {
-          parsed = parseOrThrow(child.input, coerceToSchema(input, child.input)) as Record<string, unknown>
+          parsed = parseOrThrow(child.input, coerceToSchema(template ?? {}, input, child.input)) as Record<string, unknown>
         } catch (err) {
           const api = toApiError(err)
           if (api) throw new ApiError(api.code, `Workflow step "${stepName}" (${actionName}): ${api.message}`, api.details)

@@ -120,17 +120,19 @@ function baseType(schema: z.ZodType): string {
 }
 
 /**
- * After resolution, a top-level field the schema types as string gets the JSON text of an object
- * (or the text of a number or boolean) that a whole-field reference put there, and a boolean field
- * gets true/false from the text "true"/"false".
+ * After resolution, a top-level field that held a whole-field reference is fitted to the schema: a
+ * string field gets the JSON text of an object (or the text of a number or boolean), and a boolean
+ * field gets true/false from the text "true"/"false". Values the caller wrote directly are left
+ * alone, so a wrong type is still a validation error.
  */
-export function coerceToSchema(body: Record<string, unknown>, schema: z.ZodType): Record<string, unknown> {
+export function coerceToSchema(original: Record<string, unknown>, resolved: Record<string, unknown>, schema: z.ZodType): Record<string, unknown> {
   const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape
-  if (!shape) return body
-  const out = { ...body }
+  if (!shape) return resolved
+  const out = { ...resolved }
   for (const [key, value] of Object.entries(out)) {
     const field = shape[key]
-    if (!field || value === null || value === undefined) continue
+    const before = original[key]
+    if (!field || value === null || value === undefined || typeof before !== 'string' || !before.includes('{{')) continue
     const type = baseType(field)
     if (type === 'string' && typeof value !== 'string') out[key] = typeof value === 'object' ? JSON.stringify(value) : String(value)
     else if (type === 'boolean' && (value === 'true' || value === 'false')) out[key] = value === 'true'
