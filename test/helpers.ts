@@ -70,17 +70,25 @@ export async function createTeam(name: string, members: string[]): Promise<strin
 
 export type FetchHandler = (req: Request) => Response | Promise<Response> | undefined | null | Promise<Response | undefined | null>
 
+/** A request the Worker sent, captured as plain data (bodies cannot cross request contexts). */
+export interface SeenRequest {
+  method: string
+  url: string
+  headers: Headers
+  body: string
+}
+
 /**
- * Intercepts outbound fetches made by the Worker during a test. Handlers are tried in order; a
- * request no handler answers falls through to the catch-all outbound service, which fails it (599).
- * Returns the list of requests seen.
+ * Intercepts outbound fetches made by the Worker during a test (the test and the Worker share an
+ * isolate). Handlers are tried in order; a request no handler answers falls through to the
+ * catch-all outbound service, which fails it (599). Returns the list of requests seen.
  */
-export function mockFetch(...handlers: FetchHandler[]): Request[] {
-  const seen: Request[] = []
+export function mockFetch(...handlers: FetchHandler[]): SeenRequest[] {
+  const seen: SeenRequest[] = []
   const original = globalThis.fetch
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init)
-    seen.push(req.clone())
+    seen.push({ method: req.method, url: req.url, headers: new Headers(req.headers), body: await req.clone().text() })
     for (const h of handlers) {
       const res = await h(req.clone())
       if (res) return res

@@ -231,7 +231,8 @@ export async function recordFailure(rt: Runtime, runId: string, err: unknown, ct
   let api = toApiError(err)
   if (!api) {
     rt.log.error('action failed', { run_id: runId, ...errorFields(err) })
-    api = new ApiError('INTERNAL', `Internal error while running the action (run ${runId})`)
+    const request = ctx?.requestId ? `request ${ctx.requestId}, ` : ''
+    api = new ApiError('INTERNAL', `Internal error while running the action (${request}run ${runId})`)
   }
   await failRun(rt.env.DB, runId, { message: api.message, code: api.code, status: api.status }, usageJson(ctx), Date.now())
   return api
