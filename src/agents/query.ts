@@ -51,3 +51,34 @@ export function trigramMatch(terms: string[]): string | null {
     .map((g) => `"${g}"`)
     .join(' OR ')
 }
+
+/** Lowercased word tokens of a text. */
+export function wordsOf(text: string): string[] {
+  return [...new Set(text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [])]
+}
+
+/**
+ * Is `word` a plausible misspelling of `term` (or the same word)? Optimal string alignment
+ * distance (edits and adjacent transpositions) within 1 for terms of 4-7 characters, 2 for longer
+ * ones.
+ */
+export function closeEnough(term: string, word: string): boolean {
+  if (term === word) return true
+  const max = term.length >= 8 ? 2 : 1
+  if (Math.abs(term.length - word.length) > max || word.length < 3) return false
+  const a = [...term]
+  const b = [...word]
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    let rowMin = Infinity
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+      rowMin = Math.min(rowMin, d[i][j])
+    }
+    if (rowMin > max) return false
+  }
+  return d[a.length][b.length] <= max
+}

@@ -1,8 +1,11 @@
-import { countWordMatches, searchAgents, type ScoredAgent, type Viewer, type VisibilityFilter } from '../db/agents'
-import { queryTerms, trigramMatch, wordMatch } from './query'
+import { countWordMatches, SCORE_K, searchAgents, trigramCandidates, type ScoredAgent, type Viewer, type VisibilityFilter } from '../db/agents'
+import { closeEnough, queryTerms, trigramMatch, wordMatch, wordsOf } from './query'
 
-/** Below this many word-index matches, trigram (typo-tolerant) hits are merged in. */
+/** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
+/** Fuzzy hits rank below exact ones: their score is scaled by this and by term coverage. */
+const FUZZY_SCALE = 0.6
+const FUZZY_CANDIDATES = 200
 
 export interface CatalogSearch {
   viewer: Viewer
@@ -12,9 +15,13 @@ export interface CatalogSearch {
   page: number
 }
 
+const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
+
 /**
- * Ranked catalog search. The decision to add fuzzy hits depends only on the query, never on the
- * page, so every page is a slice of one and the same ordering.
+ * Ranked catalog search. When the word index finds fewer than FUZZY_THRESHOLD agents, trigram
+ * candidates are kept only if one of their words is within a small edit distance of a query term,
+ * and merged below the exact hits. That decision depends only on the query, never on the page, so
+ * every page is a slice of the same ordering.
  */
 export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
   const offset = s.page * s.limit
@@ -22,10 +29,25 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
   if (offset > 1e9) return []
   const terms = queryTerms(s.query)
   const match = wordMatch(terms)
-  let fuzzy: string | null = null
-  if (match) {
-    const candidate = trigramMatch(terms)
-    if (candidate && (await countWordMatches(db, match, FUZZY_THRESHOLD)) < FUZZY_THRESHOLD) fuzzy = candidate
+  const base = { viewer: s.viewer, filter: s.filter }
+  const fuzzy = match ? trigramMatch(terms) : null
+  if (!match || !fuzzy || (await countWordMatches(db, match, FUZZY_THRESHOLD)) >= FUZZY_THRESHOLD) {
+    return searchAgents(db, { ...base, match, limit: s.limit, offset })
   }
-  return searchAgents(db, { viewer: s.viewer, filter: s.filter, match, fuzzy, limit: s.limit, offset })
+  const [exact, candidates] = await Promise.all([
+    searchAgents(db, { ...base, match, limit: FUZZY_THRESHOLD, offset: 0 }),
+    trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }),
+  ])
+  const merged = new Map(exact.map((a) => [a.id, a]))
+  const fuzzyTerms = terms.filter((t) => t.length >= 4)
+  for (const c of candidates) {
+    if (merged.has(c.id)) continue
+    const words = wordsOf(`${c.name} ${c.description}`)
+    const covered = fuzzyTerms.filter((t) => words.some((w) => closeEnough(t, w))).length
+    if (covered === 0) continue
+    const { rel, ...agent } = c
+    const score = FUZZY_SCALE * (covered / fuzzyTerms.length) * (rel / (rel + SCORE_K))
+    merged.set(c.id, { ...agent, score: Math.round(score * 1e6) / 1e6 })
+  }
+  return [...merged.values()].sort(order).slice(offset, offset + s.limit)
 }

@@ -143,8 +143,6 @@ export interface SearchQuery {
   filter: VisibilityFilter
   /** FTS5 MATCH expression over the word index (already quoted), or null to list by popularity. */
   match: string | null
-  /** FTS5 MATCH expression over the trigram index, used when the word index finds little. */
-  fuzzy: string | null
   limit: number
   offset: number
 }
@@ -154,10 +152,9 @@ const WORD_WEIGHTS = '10.0, 4.0, 1.0'
 const TRIGRAM_WEIGHTS = '3.0, 1.0'
 /**
  * Relevance r = -bm25 (larger is better) maps to r / (r + K) in [0, 1). Popularity adds at most
- * 0.02 (executions / (executions + 1000)), enough to order near ties and no more. Fuzzy (trigram)
- * hits are scaled by 0.6 so an exact word match outranks them.
+ * 0.02 (executions / (executions + 1000)), enough to order near ties and no more.
  */
-const K = 8
+export const SCORE_K = 8
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
 
 /** Runs a catalog search: ordered by score, then executions, then rowid (a total, stable order). */
@@ -173,22 +170,35 @@ export async function searchAgents(db: D1Database, q: SearchQuery): Promise<Scor
       .all<ScoredAgent>()
     return results
   }
-  const exact = `SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel, 1.0 AS scale FROM agents_fts f WHERE agents_fts MATCH ?`
-  const fuzzy = `SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel, 0.6 AS scale FROM agents_trigram t WHERE agents_trigram MATCH ?`
-  const hits = q.fuzzy ? `${exact} UNION ALL ${fuzzy}` : exact
-  const binds = q.fuzzy ? [q.match, q.fuzzy] : [q.match]
+  // MATERIALIZED keeps bm25() evaluated inside the FTS query (SQLite refuses it once flattened).
   const { results } = await db
     .prepare(
-      `WITH hits AS MATERIALIZED (${hits}),
-            best AS (SELECT rid, max(scale * rel / (rel + ${K})) AS text_score FROM hits GROUP BY rid)
-       SELECT ${COLUMNS}, round(0.98 * best.text_score + 0.02 * ${popularity}, 6) AS score
-         FROM best JOIN agents a ON a.rowid = best.rid
+      `WITH hits AS MATERIALIZED (SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts f WHERE agents_fts MATCH ?)
+       SELECT ${COLUMNS}, round(0.98 * hits.rel / (hits.rel + ${SCORE_K}) + 0.02 * ${popularity}, 6) AS score
+         FROM hits JOIN agents a ON a.rowid = hits.rid
         WHERE ${vis.sql}
         ORDER BY score DESC, a.executions DESC, a.rowid
         LIMIT ? OFFSET ?`,
     )
-    .bind(...binds, ...vis.binds, q.limit, q.offset)
+    .bind(q.match, ...vis.binds, q.limit, q.offset)
     .all<ScoredAgent>()
+  return results
+}
+
+/** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */
+export async function trigramCandidates(
+  db: D1Database,
+  q: { viewer: Viewer; filter: VisibilityFilter; match: string; limit: number },
+): Promise<(AgentRow & { rel: number })[]> {
+  const vis = visibilityClause(q.filter, q.viewer)
+  const { results } = await db
+    .prepare(
+      `WITH hits AS MATERIALIZED (SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel FROM agents_trigram t WHERE agents_trigram MATCH ? ORDER BY rank LIMIT 500)
+       SELECT ${COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
+        WHERE ${vis.sql} ORDER BY hits.rel DESC, a.rowid LIMIT ?`,
+    )
+    .bind(q.match, ...vis.binds, q.limit)
+    .all<AgentRow & { rel: number }>()
   return results
 }
 

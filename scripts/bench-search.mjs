@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:search [-- --agents 100000 --concurrency 16 --seconds 15]`: fills a local D1 with
+ * generated agents, starts the Worker under wrangler dev, and measures POST /v1/action/search against
+ * the authenticated trivial route GET /v1/me at the same concurrency in the same run.
+ * `--agents 1000000` works too (loading takes a few minutes).
+ */
+import { cpus, totalmem } from 'node:os'
+import { renderSql } from './seed/build.mjs'
+import { createBenchToken, startDevServer } from './lib/devserver.mjs'
+
+const args = process.argv.slice(2)
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? Number(args[i + 1]) : fallback
+}
+const AGENTS = opt('agents', 100_000)
+const CONCURRENCY = opt('concurrency', 16)
+const SECONDS = opt('seconds', 15)
+
+// Deterministic generator (mulberry32) so every run searches the same catalog.
+let seed = 42
+const rand = () => {
+  seed |= 0
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+const VOCAB = `account analytics audit blog brief calendar campaign candidate churn competitor content contract crm customer dashboard
+deal digest domain email enrichment event expense finance forecast funding growth hiring invoice keyword lead linkedin meeting
+metrics newsletter note onboarding outreach pipeline podcast pricing product prospect quarterly recap recruiting renewal report
+research revenue review roadmap sales schedule screening security seo sentiment social sprint summary support survey ticket
+timeline transcript trend video webinar website weekly writer youtube bluesky backlink citation answer engine crawl inventory
+schema markup headline caption thread hashtag launch press release investor board memo budget payroll tax receipt vendor
+procurement compliance policy incident postmortem changelog release deploy repository issue pull request code review test
+coverage latency uptime monitor alert oncall runbook translation localization glossary persona interview feedback nps`.split(/\s+/)
+// Zipf-like pick: common words are much more common, as in real text.
+const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2.2)]
+const phrase = (n) => Array.from({ length: n }, word).join(' ')
+const title = (s) => s.replace(/\b\w/g, (c) => c.toUpperCase())
+
+function agentSql(from, to, now) {
+  const params = { type: 'object', properties: { topic: { type: 'string', description: 'Topic to work on' } }, required: ['topic'], additionalProperties: false }
+  const workflow = JSON.stringify({ steps: [{ id: 'find', action: 'search', input: { query: '{{input.topic}}' } }] })
+  const rows = []
+  for (let i = from; i < to; i++) {
+    const vis = i % 50 === 0 ? 'private' : 'public'
+    rows.push({
+      sql: `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+            VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, 'acc_benchowner', 'studio', ?, ?, ?, ?, ?, ?)`,
+      params: [`bench${i}`, title(phrase(3)), `${title(phrase(12))}. ${phrase(10)}.`, vis, Math.floor(1000 * rand() ** 4), JSON.stringify(params), workflow, 'topic Topic to work on', now, now],
+    })
+  }
+  return renderSql(rows)
+}
+
+function percentile(sorted, p) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN
+}
+
+async function measure(label, makeRequest) {
+  const latencies = []
+  let errors = 0
+  const end = Date.now() + SECONDS * 1000
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < end) {
+        const t0 = performance.now()
+        const res = await makeRequest()
+        await res.arrayBuffer()
+        latencies.push(performance.now() - t0)
+        if (res.status !== 200) errors++
+      }
+    }),
+  )
+  latencies.sort((a, b) => a - b)
+  const rps = latencies.length / SECONDS
+  console.log(`${label.padEnd(8)} requests=${latencies.length} errors=${errors} rps=${rps.toFixed(1)} p50_ms=${percentile(latencies, 50).toFixed(2)} p99_ms=${percentile(latencies, 99).toFixed(2)}`)
+  return { rps, errors }
+}
+
+const now = Date.now()
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}`)
+console.log(`loading ${AGENTS} generated agents ...`)
+const t0 = Date.now()
+const sql = [renderSql([{ sql: 'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)', params: ['acc_benchowner', 'bench owner', now] }])]
+for (let i = 0; i < AGENTS; i += 20_000) sql.push(agentSql(i, Math.min(AGENTS, i + 20_000), now))
+const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql })
+console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; concurrency ${CONCURRENCY}, ${SECONDS} s per route`)
+try {
+  const { token } = await createBenchToken(server, 'bench')
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const queries = Array.from({ length: 500 }, () => phrase(1 + Math.floor(rand() * 4)))
+  let q = 0
+  // Warm up both paths once.
+  await fetch(`${server.url}/v1/me`, { headers }).then((r) => r.arrayBuffer())
+  await fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'sales report' }) }).then((r) => r.arrayBuffer())
+  const trivial = await measure('trivial', () => fetch(`${server.url}/v1/me`, { headers }))
+  const search = await measure('search', () =>
+    fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) }),
+  )
+  console.log(`search/trivial rps ratio=${(search.rps / trivial.rps).toFixed(3)}`)
+} finally {
+  await server.stop()
+}
