@@ -208,7 +208,16 @@ export function createFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
     calls.push(call)
 
     const delay = typeof options.delayMs === 'function' ? options.delayMs(call) : (options.delayMs ?? 0)
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay))
+    if (delay > 0) {
+      // A client that gives up (timeout, abort) cancels the wait, as a closed connection would.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, delay)
+        req.signal?.addEventListener('abort', () => {
+          clearTimeout(timer)
+          reject(req.signal.reason ?? new Error('aborted'))
+        })
+      })
+    }
 
     const reply = options.respond?.(call)
     if (reply && 'status' in reply) return jsonResponse(reply.body ?? {}, reply.status, reply.headers)
