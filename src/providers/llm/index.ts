@@ -63,6 +63,8 @@ const SERVICE_NAME: Record<ProviderName, string> = {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000
+/** Output cap when a request names none: room for reasoning tokens, but no 128k-token answers. */
+const DEFAULT_MAX_OUTPUT_TOKENS = 16_000
 /** Model answers are JSON of at most a few hundred KB; the cap only stops runaway bodies. */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
@@ -132,7 +134,7 @@ function serviceFor(ctx: ActionContext, id: ModelId, route: ProviderRoute): Mode
           system: request.system,
           prompt: request.prompt,
           output: Output.object({ schema: request.schema, name: request.name, description: request.description }),
-          maxOutputTokens: request.maxOutputTokens,
+          maxOutputTokens: request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
           // Retries live in the guarded fetch; the SDK's own would multiply them.
           maxRetries: 0,
           abortSignal: ctx.signal,
