@@ -7,6 +7,7 @@ import { tokenRoutes } from './auth/token-routes'
 import { errorResponse } from './http/envelope'
 import { ApiError } from './http/errors'
 import { toApiError } from './http/map-error'
+import { llmKeyRoutes } from './providers/llm/routes'
 import { requestId } from './http/middleware'
 import { rateLimit } from './http/rate-limit'
 import type { AppEnv } from './http/types'
@@ -37,6 +38,7 @@ export function createApp() {
   app.route('/v1/tokens', authed().route('/', tokenRoutes()))
   app.route('/v1/agents', authed().route('/', agentRoutes()))
   app.route('/v1/runs', authed().route('/', runRoutes()))
+  app.route('/v1/integrations/llm', authed().route('/', llmKeyRoutes()))
 
   app.notFound((c) => errorResponse(c, new ApiError('NOT_FOUND', `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`)))
   app.onError((err, c) => {

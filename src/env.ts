@@ -28,4 +28,25 @@ export interface Env {
   ALLOW_PRIVATE_FETCH?: string
   /** Contact put in the outbound User-Agent (EDGAR and others ask for one). */
   CONTACT_EMAIL?: string
+
+  /** Optional Workers AI binding; when present it serves model calls no key covers (model WORKERS_AI_MODEL). */
+  AI?: Ai
+  /** Secret. Server-wide OpenAI key for the gpt-* model ids (an account's own key wins). */
+  OPENAI_API_KEY?: string
+  /** Base URL of the OpenAI Responses API (a gateway or proxy); default https://api.openai.com/v1. */
+  OPENAI_BASE_URL?: string
+  /** Secret. Server-wide Anthropic key for the claude-* model ids (an account's own key wins). */
+  ANTHROPIC_API_KEY?: string
+  /** Base URL of the Anthropic Messages API; default https://api.anthropic.com/v1. */
+  ANTHROPIC_BASE_URL?: string
+  /** Any OpenAI-compatible Chat Completions server (e.g. http://localhost:11434/v1); used when no vendor key covers a model. Private addresses need ALLOW_PRIVATE_FETCH=true. */
+  OPENAI_COMPATIBLE_BASE_URL?: string
+  /** Secret. Bearer key for OPENAI_COMPATIBLE_BASE_URL, when the server wants one. */
+  OPENAI_COMPATIBLE_API_KEY?: string
+  /** Model name sent to OPENAI_COMPATIBLE_BASE_URL for every public model id; default: the public id itself. */
+  OPENAI_COMPATIBLE_MODEL?: string
+  /** Workers AI model used through the AI binding; default @cf/meta/llama-3.3-70b-instruct-fp8-fast. */
+  WORKERS_AI_MODEL?: string
+  /** Per-attempt timeout of one model call in milliseconds; default 60000. */
+  LLM_TIMEOUT_MS?: string
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { formatSubject, parseSelectedMeeting } from '../../src/actions/meeting_prep_subject/parse'
+import { action, newCaller } from '../helpers'
+
+const NAME = 'meeting_prep_generate_subject_line'
+
+/** The documented examples (docs/models-and-meeting-prep.md): selection string and subject. */
+const EXAMPLES: [string, string][] = [
+  ['Acme Corp Discovery Call - Tuesday, March 5, 2024 at 2:00 PM', 'Meeting prep: Acme Corp Discovery Call (Tue, Mar 5, 2:00 PM)'],
+  ['Acme sync (2024-03-05 14:00 - 15:00)', 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM)'],
+  ['2024-03-05T14:00:00Z | Acme sync', 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM UTC)'],
+  ['Acme sync — Mar 5, 2024, 2:00 PM – 3:00 PM PST', 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM PST)'],
+  ['Invitation: Acme sync @ Tue Mar 5, 2024 2pm - 3pm (PST) (john@example.com)', 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM PST)'],
+  ['Mar 5 2:00pm: Acme sync', 'Meeting prep: Acme sync (Mar 5, 2:00 PM)'],
+  ['Acme sync on 3/5/2024 at 2pm', 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM)'],
+  ['Fri 13 Sep 2024 14:23 - Board meeting', 'Meeting prep: Board meeting (Fri, Sep 13, 2:23 PM)'],
+  ['{"summary":"Globex QBR","start":{"dateTime":"2026-03-10T09:30:00-05:00","timeZone":"America/Chicago"}}', 'Meeting prep: Globex QBR (Tue, Mar 10, 9:30 AM UTC-05:00)'],
+  ['Weekly 1:1', 'Meeting prep: Weekly 1:1'],
+  ['Q3 planning', 'Meeting prep: Q3 planning'],
+]
+
+describe('subject line parsing', () => {
+  for (const [selected, subject] of EXAMPLES) {
+    it(`formats ${JSON.stringify(selected)} as ${JSON.stringify(subject)}`, () => {
+      expect(formatSubject(parseSelectedMeeting(selected))).toBe(subject)
+    })
+  }
+
+  it('does not read a month out of a name without a day', () => {
+    expect(parseSelectedMeeting('Coffee with May Chen').format).toBe('title_only')
+  })
+
+  it('ignores impossible dates', () => {
+    expect(parseSelectedMeeting('Review 2024-02-31').date).toBeNull()
+  })
+
+  it('cuts very long titles with an ellipsis', () => {
+    const subject = formatSubject(parseSelectedMeeting(`${'Very long title '.repeat(20)}- March 5, 2024`))
+    expect(subject).toMatch(/… \(Tue, Mar 5\)$/)
+    expect(subject.length).toBeLessThan(110)
+  })
+})
+
+describe('meeting_prep_generate_subject_line', () => {
+  it('parses the title and date/time from selected_meeting', async () => {
+    const { token } = await newCaller()
+    const res = await action(NAME, { selected_meeting: 'Acme Corp Discovery Call - Tuesday, March 5, 2024 at 2:00 PM' }, token)
+    expect(res.status).toBe(200)
+    expect(res.body.response).toEqual({
+      subject_line: 'Meeting prep: Acme Corp Discovery Call (Tue, Mar 5, 2:00 PM)',
+      meeting_title: 'Acme Corp Discovery Call',
+      meeting_date: '2024-03-05',
+      meeting_time: '14:00',
+      weekday: 'Tue',
+      timezone: null,
+      parsed_format: 'month_name',
+    })
+  })
+
+  it('lets meeting_title win over the parsed title while keeping the parsed date', async () => {
+    const { token } = await newCaller()
+    const res = await action(NAME, { meeting_title: 'Invitation: Globex renewal', selected_meeting: 'Renewal (2026-03-10 09:30)' }, token)
+    expect(res.body.response.subject_line).toBe('Meeting prep: Globex renewal (Tue, Mar 10, 9:30 AM)')
+  })
+
+  it('works from a bare meeting_title', async () => {
+    const { token } = await newCaller()
+    const res = await action(NAME, { meeting_title: 'Pipeline review' }, token)
+    expect(res.body.response).toMatchObject({ subject_line: 'Meeting prep: Pipeline review', parsed_format: 'none' })
+  })
+
+  it('stores the subject under output_variable_name in the workflow', async () => {
+    const { token } = await newCaller()
+    const res = await action(NAME, { selected_meeting: 'Q3 planning' }, token, { 'workflow-id': 'wf_subject_1' })
+    expect(res.status).toBe(200)
+    const got = await action('get_variable', { name: 'results_subject_line' }, token, { 'workflow-id': 'wf_subject_1' })
+    expect(JSON.stringify(got.body)).toContain('Meeting prep: Q3 planning')
+  })
+
+  it('answers 400 naming both fields when neither is given', async () => {
+    const { token } = await newCaller()
+    const empty = await action(NAME, {}, token)
+    expect(empty.status).toBe(400)
+    expect(empty.body.details.map((d: { path: string }) => d.path)).toEqual(['/meeting_title', '/selected_meeting'])
+    const blank = await action(NAME, { meeting_title: '  ', selected_meeting: '' }, token)
+    expect(blank.status).toBe(400)
+  })
+})
