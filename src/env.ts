@@ -28,4 +28,8 @@ export interface Env {
   ALLOW_PRIVATE_FETCH?: string
   /** Contact put in the outbound User-Agent (EDGAR and others ask for one). */
   CONTACT_EMAIL?: string
+  /** HubSpot API base URL for the CRM actions (a proxy or a local fake). Default https://api.hubapi.com. */
+  HUBSPOT_API_BASE?: string
+  /** "false" turns the built-in CRM off: without a connected CRM the CRM actions then answer 412. Default "true". */
+  CRM_BUILTIN_ENABLED?: string
 }

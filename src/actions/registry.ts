@@ -2,6 +2,8 @@ import type { AnyAction } from './define'
 import { getVariableAction, storeVariableAction } from './variables'
 import { invokeAgentAction } from './invoke_agent'
 import { searchAction } from './search'
+import { crmLookupObjectAction } from './crm_lookup_object'
+import { crmUpdateObjectAction } from './crm_update_object'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -9,6 +11,8 @@ export const actions: readonly AnyAction[] = [
   invokeAgentAction,
   storeVariableAction,
   getVariableAction,
+  crmUpdateObjectAction,
+  crmLookupObjectAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))
