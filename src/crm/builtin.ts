@@ -10,6 +10,7 @@ import {
   listCrmAssociations,
   patchCrmObject,
   type CrmIndexColumns,
+  type CrmLinkRow,
   type CrmObjectRow,
 } from '../db/crm'
 import { ApiError } from '../http/errors'
@@ -64,6 +65,15 @@ export function toRecord(type: ObjectType, row: CrmObjectRow, names: string[]): 
   const properties: Record<string, string | null> = {}
   for (const n of names) properties[n] = all[n] ?? null
   return { id: row.id, properties, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), archived: false }
+}
+
+/** "CATEGORY:typeId" of a labeled association, null for the default one. */
+export function associationLabel(a: AssociationInput): string | null {
+  return a.kind ? `${a.kind.category}:${a.kind.typeId}` : null
+}
+
+function linkRows(associations: AssociationInput[]): CrmLinkRow[] {
+  return associations.map((a) => ({ to_type: a.toObjectType, to_id: a.toObjectId, association_type: associationLabel(a) }))
 }
 
 /** The stored row with every property it has. */
@@ -132,7 +142,7 @@ export class BuiltinCrm implements CrmService {
   private async checkTargets(associations: AssociationInput[]): Promise<void> {
     const refs = associations.map((a) => `${a.toObjectType}:${a.toObjectId}`)
     const found = await existingCrmRefs(this.db, this.accountId, [...new Set(refs)])
-    const missing = associations.findIndex((a, i) => !found.has(refs[i]))
+    const missing = refs.findIndex((ref) => !found.has(ref))
     if (missing >= 0) {
       const a = associations[missing]
       throw new ProviderError('not_found', `Object not found: no ${a.toObjectType} with id ${a.toObjectId} (associations[${missing}])`, 'associations')
@@ -149,10 +159,10 @@ export class BuiltinCrm implements CrmService {
     const existing = await this.find(type, ref)
     if (!existing && ref.by === 'id') throw new ProviderError('not_found', notFoundMessage(type, ref))
     await this.checkTargets(req.associations)
-    if (existing && existing.id && req.associations.some((a) => a.toObjectType === type && a.toObjectId === existing.id)) {
+    if (existing && req.associations.some((a) => a.toObjectType === type && a.toObjectId === existing.id)) {
       throw new ProviderError('invalid_input', 'An object cannot be associated with itself', 'associations')
     }
-    const links = req.associations.map((a) => ({ to_type: a.toObjectType, to_id: a.toObjectId, association_type: a.kind ? `${a.kind.category}:${a.kind.typeId}` : null }))
+    const links = linkRows(req.associations)
 
     if (req.dryRun) {
       const operations: DryRunOutcome['operations'] = [
@@ -162,41 +172,35 @@ export class BuiltinCrm implements CrmService {
       return { dry_run: true, id: existing?.id ?? null, would_create: !existing, operations }
     }
 
+    const row = await this.write(type, existing?.id ?? null, properties, index, links)
+    const props: Record<string, string | null> = {}
+    const stored = allProperties(type, row)
+    for (const n of [...Object.keys(properties), ...Object.keys(systemProperties(type, row))]) props[n] = stored[n] ?? null
+    return { id: row.id, properties: props, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), created: !existing }
+  }
+
+  /** Patches the object `id` (or creates one when null) and reads it back; a taken email is a 409. */
+  private async write(type: ObjectType, id: string | null, properties: Record<string, string>, index: CrmIndexColumns, links: CrmLinkRow[]): Promise<CrmObjectRow> {
     const now = Date.now()
-    let id: string
+    let written = id
     try {
-      if (existing) {
-        id = existing.id
-        if (!(await patchCrmObject(this.db, this.accountId, type, id, properties, index, links, now))) throw new ProviderError('not_found', notFoundMessage(type, ref))
-      } else {
-        id = await insertCrmObject(this.db, this.accountId, type, properties, index, links, now)
-      }
+      if (id === null) written = await insertCrmObject(this.db, this.accountId, type, properties, index, links, now)
+      else if (!(await patchCrmObject(this.db, this.accountId, type, id, properties, index, links, now))) written = null
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProviderError('conflict', `Another contact already has email ${index.email}`, 'properties')
       throw err
     }
-    const row = await getCrmObject(this.db, this.accountId, type, id)
-    if (!row) throw new ProviderError('not_found', notFoundMessage(type, { by: 'id', value: id }))
-    const props: Record<string, string | null> = {}
-    const stored = allProperties(type, row)
-    for (const n of [...Object.keys(properties), ...Object.keys(systemProperties(type, row))]) props[n] = stored[n] ?? null
-    return { id, properties: props, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), created: !existing }
+    // A concurrent delete between the lookup and the write leaves nothing to read back.
+    const row = written === null ? null : await getCrmObject(this.db, this.accountId, type, written)
+    if (!row) throw new ProviderError('not_found', notFoundMessage(type, { by: 'id', value: id ?? '(new)' }))
+    return row
   }
 
   /** Creates an object of any type (the management route; contacts and companies also upsert through the action). */
   async create(type: ObjectType, properties: Record<string, string>, associations: AssociationInput[]): Promise<CrmRecord> {
     const index = checkWrite(type, properties)
     await this.checkTargets(associations)
-    const links = associations.map((a) => ({ to_type: a.toObjectType, to_id: a.toObjectId, association_type: a.kind ? `${a.kind.category}:${a.kind.typeId}` : null }))
-    let id: string
-    try {
-      id = await insertCrmObject(this.db, this.accountId, type, properties, index, links, Date.now())
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ProviderError('conflict', `Another contact already has email ${index.email}`, 'properties')
-      throw err
-    }
-    const row = await getCrmObject(this.db, this.accountId, type, id)
-    if (!row) throw new ProviderError('not_found', notFoundMessage(type, { by: 'id', value: id }))
+    const row = await this.write(type, null, properties, index, linkRows(associations))
     return fullRecord(type, row)
   }
 

@@ -189,7 +189,7 @@ export class FakeHubSpot {
     return null
   }
 
-  private write(type: string, o: FakeObject, properties: Record<string, string>): void {
+  private write(o: FakeObject, properties: Record<string, string>): void {
     Object.assign(o.properties, properties)
     o.updatedAt = this.tick()
   }
@@ -231,7 +231,7 @@ export class FakeHubSpot {
         if (!o) return this.error(404, 'OBJECT_NOT_FOUND', 'Object not found.  objectId are usually numeric.', { context: { id: [p[4]] } })
         const invalid = this.validate(type, b.properties, `PATCH ${r.path}`)
         if (invalid) return invalid
-        this.write(type, o, b.properties as Record<string, string>)
+        this.write(o, b.properties as Record<string, string>)
         return json(this.view(type, o, Object.keys(b.properties as object)))
       }
       if (m === 'POST 5' && p[4] === 'search') return this.search(type, r)
@@ -312,7 +312,7 @@ export class FakeHubSpot {
         const id = this.seed(type, { email })
         o = store.get(id)!
       }
-      this.write(type, o, input.properties as Record<string, string>)
+      this.write(o, input.properties as Record<string, string>)
       results.push({ ...this.view(type, o, Object.keys(input.properties as object)), new: created })
     }
     return json({ status: 'COMPLETE', results, startedAt: started, completedAt: this.tick() })

@@ -1,4 +1,5 @@
 import { parseAssociations, parsePropertyValues, parseRef } from '../../crm/input'
+import { associationLabel } from '../../crm/builtin'
 import { openCrm } from '../../crm/service'
 import { defineAction } from '../define'
 import { CrmUpdateInput, CrmUpdateOutput } from './schema'
@@ -30,7 +31,7 @@ export const crmUpdateObjectAction = defineAction({
       out.associations = associations.map((a) => ({
         to_object_type: a.toObjectType,
         to_object_id: a.toObjectId,
-        association_type: a.kind ? `${a.kind.category}:${a.kind.typeId}` : null,
+        association_type: associationLabel(a),
       }))
     }
     return out
