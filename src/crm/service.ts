@@ -34,7 +34,11 @@ export function builtinEnabled(env: Env): boolean {
  * turned off, then "CRM not connected").
  */
 export async function openCrm(deps: { db: D1Database; env: Env; fetch: GuardedFetch; accountId: string }): Promise<CrmService> {
-  const connection = await getAccountSecret(deps.db, deps.env.ENCRYPTION_KEY, deps.accountId, CRM_SECRET_KIND)
+  const connection = await getAccountSecret(deps.db, deps.env.ENCRYPTION_KEY, deps.accountId, CRM_SECRET_KIND).catch((err: unknown) => {
+    if (err instanceof Error && err.name === 'MissingKeyError') throw err
+    // Sealed under another key (ENCRYPTION_KEY was rotated) or damaged: the account must connect again.
+    throw new ProviderError('not_connected', 'CRM not connected: the stored HubSpot token can no longer be opened; reconnect HubSpot at PUT /v1/integrations/crm')
+  })
   if (connection?.info.provider === 'hubspot') return new HubSpotCrm(new HubSpotClient(deps.fetch, hubspotBase(deps.env), connection.secret))
   if (!builtinEnabled(deps.env)) {
     throw new ProviderError('not_connected', 'CRM not connected: connect HubSpot at PUT /v1/integrations/crm (the built-in CRM is turned off on this server)')

@@ -38,4 +38,13 @@ describe('choosing the CRM', () => {
     expect(toApiError(err)).toMatchObject({ status: 503 })
     expect(toApiError(err)?.message).toContain('HUBSPOT_API_BASE')
   })
+
+  it('asks to reconnect when the stored token was sealed under another key', async () => {
+    const { accountId } = await newCaller()
+    const otherKey = btoa(String.fromCharCode(...new Uint8Array(32).fill(7)))
+    await putAccountSecret(env.DB, otherKey, accountId, 'crm', 'hubspot', 'pat-na1-old', {})
+    const err = await openCrm({ db: env.DB, env, fetch: guarded(), accountId }).catch((e: unknown) => e)
+    expect(toApiError(err)).toMatchObject({ status: 412 })
+    expect(toApiError(err)?.message).toMatch(/^CRM not connected: the stored HubSpot token can no longer be opened/)
+  })
 })
