@@ -151,7 +151,8 @@ export class FakeHubSpot {
 
   private needScope(type: string, op: 'read' | 'write'): Response | null {
     if (!this.scopes) return null
-    const scope = type === 'tickets' ? 'tickets' : `crm.objects.${TYPES.includes(type) && ['contacts', 'companies', 'deals'].includes(type) ? type : 'contacts'}.${op}`
+    // The fake's portal guards engagements (calls, notes ...) with the contacts scopes.
+    const scope = type === 'tickets' ? 'tickets' : `crm.objects.${['contacts', 'companies', 'deals'].includes(type) ? type : 'contacts'}.${op}`
     if (this.scopes.has(scope)) return null
     return this.error(403, 'MISSING_SCOPES', "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.", {
       errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: [scope] } }],
