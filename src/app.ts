@@ -4,6 +4,7 @@ import { agentRoutes } from './agents/routes'
 import { adminRoutes } from './auth/admin-routes'
 import { requireAuth } from './auth/principal'
 import { tokenRoutes } from './auth/token-routes'
+import { crmRoutes } from './crm/routes'
 import { errorResponse } from './http/envelope'
 import { ApiError } from './http/errors'
 import { toApiError } from './http/map-error'
@@ -39,6 +40,7 @@ export function createApp() {
   app.route('/v1/agents', authed().route('/', agentRoutes()))
   app.route('/v1/runs', authed().route('/', runRoutes()))
   app.route('/v1/integrations/llm', authed().route('/', llmKeyRoutes()))
+  app.route('/v1/integrations/crm', authed().route('/', crmRoutes()))
 
   app.notFound((c) => errorResponse(c, new ApiError('NOT_FOUND', `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`)))
   app.onError((err, c) => {

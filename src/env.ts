@@ -49,4 +49,8 @@ export interface Env {
   WORKERS_AI_MODEL?: string
   /** Per-attempt timeout of one model call in milliseconds; default 60000. */
   LLM_TIMEOUT_MS?: string
+  /** HubSpot API base URL for the CRM actions (a proxy or a local fake). Default https://api.hubapi.com. */
+  HUBSPOT_API_BASE?: string
+  /** "false" turns the built-in CRM off: without a connected CRM the CRM actions then answer 412. Default "true". */
+  CRM_BUILTIN_ENABLED?: string
 }

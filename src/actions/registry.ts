@@ -4,6 +4,8 @@ import { invokeAgentAction } from './invoke_agent'
 import { searchAction } from './search'
 import { meetingSectionsAction } from './meeting_prep_sections'
 import { subjectLineAction } from './meeting_prep_subject'
+import { crmLookupObjectAction } from './crm_lookup_object'
+import { crmUpdateObjectAction } from './crm_update_object'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -13,6 +15,8 @@ export const actions: readonly AnyAction[] = [
   getVariableAction,
   meetingSectionsAction,
   subjectLineAction,
+  crmUpdateObjectAction,
+  crmLookupObjectAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))

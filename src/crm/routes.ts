@@ -1,0 +1,103 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { readValidBody } from '../http/body'
+import { ApiError } from '../http/errors'
+import type { AppEnv } from '../http/types'
+import { createGuardedFetch } from '../providers/web/fetch'
+import { userAgent } from '../runtime/execute'
+import { BuiltinCrm } from './builtin'
+import { connectHubSpot, connectionView, describeConnection, disconnect, guessTokenType, verifyHubSpotToken } from './connection'
+import { normalizeObjectType, parseAssociations, parsePropertyValues } from './input'
+import { OBJECT_TYPES, type ObjectType } from './types'
+
+const ConnectBody = z.strictObject({
+  provider: z.literal('hubspot').describe('The CRM to connect; "hubspot"'),
+  access_token: z
+    .string()
+    .trim()
+    .min(8)
+    .max(4096)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .describe('HubSpot private-app token (pat-...) or OAuth access token; stored encrypted, never shown again'),
+  token_type: z.enum(['private_app', 'oauth']).optional().describe('Kind of token; default guessed from the "pat-" prefix'),
+  verify: z.boolean().default(true).describe('Check the token against HubSpot before storing it. Default true.'),
+})
+
+const CreateObjectBody = z.strictObject({
+  properties: z
+    .union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])), z.string().max(200_000)])
+    .describe('Properties: an object or its JSON text, or key=value lines'),
+  associations: z
+    .union([z.array(z.unknown()).max(100), z.string().max(50_000)])
+    .optional()
+    .describe('JSON array of {to_object_type, to_object_id, association_type?}'),
+})
+
+function objectTypeParam(value: string): ObjectType {
+  const t = normalizeObjectType(value)
+  if (!t) throw new ApiError('NOT_FOUND', `Unknown CRM object type "${value.slice(0, 40)}"; use ${OBJECT_TYPES.join(', ')}`)
+  return t
+}
+
+/**
+ * `/v1/integrations/crm`: connect, show and disconnect the account's HubSpot portal, and manage
+ * records of the built-in CRM directly (`/builtin/objects/:type`).
+ */
+export function crmRoutes() {
+  const app = new Hono<AppEnv>()
+
+  app.get('/', async (c) => {
+    const info = await describeConnection(c.env.DB, c.get('principal').accountId)
+    return c.json({ status: 200, response: connectionView(info, c.env) })
+  })
+
+  app.put('/', async (c) => {
+    const body = await readValidBody(c, ConnectBody)
+    const config = c.get('config')
+    let warnings: string[] = []
+    let verifiedAt: string | null = null
+    if (body.verify) {
+      const fetch = createGuardedFetch({ userAgent: userAgent(config), allowPrivate: config.allowPrivateFetch })
+      warnings = await verifyHubSpotToken(fetch, c.env, body.access_token)
+      verifiedAt = new Date().toISOString()
+    }
+    const info = await connectHubSpot(c.env.DB, c.env, c.get('principal').accountId, body.access_token, body.token_type ?? guessTokenType(body.access_token), verifiedAt, warnings)
+    return c.json({ status: 200, response: connectionView(info, c.env) })
+  })
+
+  app.delete('/', async (c) => {
+    const removed = await disconnect(c.env.DB, c.get('principal').accountId)
+    return c.json({ status: 200, response: { ...connectionView(null, c.env), disconnected: removed } })
+  })
+
+  app.post('/builtin/objects/:type', async (c) => {
+    const type = objectTypeParam(c.req.param('type'))
+    const body = await readValidBody(c, CreateObjectBody)
+    const properties = parsePropertyValues(typeof body.properties === 'string' ? body.properties : JSON.stringify(body.properties))
+    const associations = parseAssociations(typeof body.associations === 'string' ? body.associations : body.associations ? JSON.stringify(body.associations) : undefined)
+    const record = await new BuiltinCrm(c.env.DB, c.get('principal').accountId).create(type, properties, associations)
+    return c.json({ status: 201, response: { provider: 'builtin', object_type: type, ...record } }, 201)
+  })
+
+  app.get('/builtin/objects/:type', async (c) => {
+    const type = objectTypeParam(c.req.param('type'))
+    const limitText = c.req.query('limit') ?? '20'
+    const afterText = c.req.query('after') ?? '0'
+    if (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) {
+      throw new ApiError('VALIDATION_FAILED', 'limit must be an integer from 1 to 100', [{ path: 'query:limit', message: 'Integer 1-100' }])
+    }
+    if (!/^\d{1,20}$/.test(afterText)) throw new ApiError('VALIDATION_FAILED', 'after must be a CRM ID', [{ path: 'query:after', message: 'Numeric id' }])
+    const page = await new BuiltinCrm(c.env.DB, c.get('principal').accountId).list(type, Number(afterText), Number(limitText))
+    return c.json({ status: 200, response: { provider: 'builtin', object_type: type, ...page } })
+  })
+
+  app.delete('/builtin/objects/:type/:id', async (c) => {
+    const type = objectTypeParam(c.req.param('type'))
+    const id = c.req.param('id')
+    if (!/^\d{1,20}$/.test(id)) throw new ApiError('NOT_FOUND', `Object not found: no ${type} with id ${id.slice(0, 40)}`)
+    await new BuiltinCrm(c.env.DB, c.get('principal').accountId).remove(type, id)
+    return c.json({ status: 200, response: { provider: 'builtin', object_type: type, id, deleted: true } })
+  })
+
+  return app
+}
