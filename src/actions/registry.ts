@@ -3,6 +3,7 @@ import { getVariableAction, storeVariableAction } from './variables'
 import { invokeAgentAction } from './invoke_agent'
 import { searchAction } from './search'
 import { getVideoTranscriptAction } from './get_video_transcript'
+import { postToSocialAction } from './post_to_social'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -11,6 +12,7 @@ export const actions: readonly AnyAction[] = [
   storeVariableAction,
   getVariableAction,
   getVideoTranscriptAction,
+  postToSocialAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))
