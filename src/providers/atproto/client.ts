@@ -53,7 +53,8 @@ export async function createSession(fetch: GuardedFetch, pds: string, identifier
   return {
     pds: pdsEndpoint(body.didDoc) ?? pds,
     did: body.did,
-    handle: typeof body.handle === 'string' ? body.handle : body.did,
+    // A PDS reports 'handle.invalid' when the handle no longer resolves to the account; the DID still addresses it.
+    handle: typeof body.handle === 'string' && body.handle !== 'handle.invalid' ? body.handle : body.did,
     accessJwt: body.accessJwt,
     refreshJwt: body.refreshJwt,
   }
