@@ -224,6 +224,8 @@ describe('post_to_social', () => {
     [{ username: alice.handle, password: 'x', content: 'hi', output_variable_name: '1bad' }, '/output_variable_name'],
     [{ username: alice.handle, password: 'x', content: 'hi', dry_run: 'yes' }, '/dry_run'],
     [{ username: alice.handle, password: 'x', content: 'hi', dry_run: 1 }, '/dry_run'],
+    [{ username: alice.handle, password: 42, content: 'hi' }, '/password'],
+    [{ username: alice.handle, password: 'x', content: ['hi'] }, '/content'],
     [{ username: alice.handle, password: 'x', content: 'hi', extra: 1 }, null],
   ])('answers 400 for a bad request (%#)', async (body, path) => {
     const { token } = await newCaller()
