@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:test'
+import { describe, expect, it, vi } from 'vitest'
 import { action, mockFetch, newCaller, request } from '../helpers'
 import { KEY_MOMENTS, TITLE, TRANSCRIPT, VIDEO_ID, yt } from './fixtures'
 
@@ -231,5 +232,40 @@ describe('get_video_transcript', () => {
     expect(run.status).toBe(200)
     expect(run.body.response).toMatchObject({ action: 'get_video_transcript', state: 'succeeded', output: `${TITLE}\n\n${TRANSCRIPT}` })
     expect(run.body.response.metadata).toMatchObject({ id: VIDEO_ID, likes: 43864 })
+  })
+})
+
+describe('get_video_transcript through YOUTUBE_PROXY_URL', () => {
+  it('sends every YouTube request through the forwarding proxy with its token', async () => {
+    const { token } = await newCaller()
+    const saved = { url: env.YOUTUBE_PROXY_URL, token: env.YOUTUBE_PROXY_TOKEN }
+    env.YOUTUBE_PROXY_URL = 'https://yt-proxy.example.com/forward?target={url}'
+    env.YOUTUBE_PROXY_TOKEN = 'proxy-token-1'
+    try {
+      const direct = fakeYouTube()
+      const viaProxy: string[] = []
+      // The proxy: checks its token, then forwards to the (fake) YouTube with the same method, headers and body.
+      const proxy = async (req: Request) => {
+        const url = new URL(req.url)
+        if (url.hostname !== 'yt-proxy.example.com') return null
+        if (req.headers.get('authorization') !== 'Bearer proxy-token-1') return new Response('no', { status: 401 })
+        const target = url.searchParams.get('target') ?? ''
+        viaProxy.push(target)
+        const headers = new Headers(req.headers)
+        headers.delete('authorization')
+        return fetch(target, { method: req.method, headers, body: req.method === 'POST' ? await req.text() : undefined })
+      }
+      const spy = vi.mocked(globalThis.fetch)
+      const handlers = spy.getMockImplementation()!
+      spy.mockImplementation(async (input, init) => (await proxy(new Request(input, init))) ?? handlers(input, init))
+      const res = await action('get_video_transcript', { url: `https://youtu.be/${VIDEO_ID}` }, token)
+      expect(res.status).toBe(200)
+      expect(res.body.response).toBe(`${TITLE}\n\n${TRANSCRIPT}`)
+      expect(viaProxy.map((u) => new URL(u).pathname)).toEqual(['/watch', '/youtubei/v1/player', '/api/timedtext'])
+      expect(direct.log.watch.length).toBe(1)
+    } finally {
+      env.YOUTUBE_PROXY_URL = saved.url
+      env.YOUTUBE_PROXY_TOKEN = saved.token
+    }
   })
 })
