@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { ApiError } from '../../http/errors'
 import { fetchTranscript } from '../../providers/youtube/client'
 import { youtubeFetch } from '../../providers/youtube/proxy'
@@ -5,7 +6,6 @@ import type { VideoMetadata } from '../../providers/youtube/transform'
 import { ACCEPTED_URL_FORMS, videoIdFromUrl } from '../../providers/youtube/url'
 import { defineAction } from '../define'
 import { GetVideoTranscriptInput, VideoMetadataSchema } from './schema'
-import { z } from 'zod'
 
 /** What the action returns: the wire `response` text and the top-level `metadata`. */
 export interface TranscriptResult {

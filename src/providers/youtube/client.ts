@@ -1,4 +1,4 @@
-import { UpstreamError } from '../errors'
+import { ProviderError, UpstreamError } from '../errors'
 import { readJson, readText, type GuardedFetch } from '../web/fetch'
 import {
   assertPlayable,
@@ -19,7 +19,6 @@ import {
   type Cue,
   type VideoMetadata,
 } from './transform'
-import { ProviderError } from '../errors'
 
 const SERVICE = 'YouTube'
 const WATCH_URL = 'https://www.youtube.com/watch?v='
