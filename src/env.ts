@@ -53,4 +53,17 @@ export interface Env {
   HUBSPOT_API_BASE?: string
   /** "false" turns the built-in CRM off: without a connected CRM the CRM actions then answer 412. Default "true". */
   CRM_BUILTIN_ENABLED?: string
+  /** Default AT Protocol PDS (or entryway) for post_to_social logins by email or unresolvable handle. Default https://bsky.social. */
+  ATPROTO_PDS_URL?: string
+  /** PLC directory used to read did:plc documents (to find an account's PDS). Default https://plc.directory. */
+  ATPROTO_PLC_URL?: string
+  /** DNS-over-HTTPS JSON endpoint for `_atproto.<handle>` TXT lookups. Default https://cloudflare-dns.com/dns-query. */
+  ATPROTO_DOH_URL?: string
+  /**
+   * Forwarding proxy for YouTube requests (get_video_transcript), for deployments whose egress IPs
+   * YouTube blocks. `{url}` is replaced by the encoded target URL; without it `url=<target>` is appended.
+   */
+  YOUTUBE_PROXY_URL?: string
+  /** Secret. Sent to YOUTUBE_PROXY_URL as `Authorization: Bearer <token>` when set. */
+  YOUTUBE_PROXY_TOKEN?: string
 }

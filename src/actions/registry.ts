@@ -6,6 +6,8 @@ import { meetingSectionsAction } from './meeting_prep_sections'
 import { subjectLineAction } from './meeting_prep_subject'
 import { crmLookupObjectAction } from './crm_lookup_object'
 import { crmUpdateObjectAction } from './crm_update_object'
+import { getVideoTranscriptAction } from './get_video_transcript'
+import { postToSocialAction } from './post_to_social'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -17,6 +19,8 @@ export const actions: readonly AnyAction[] = [
   subjectLineAction,
   crmUpdateObjectAction,
   crmLookupObjectAction,
+  getVideoTranscriptAction,
+  postToSocialAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))

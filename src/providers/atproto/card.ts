@@ -1,0 +1,100 @@
+import type { GuardedFetch } from '../web/fetch'
+import { decodeEntities } from '../youtube/transform'
+
+/** What a link card shows, read from the page's Open Graph tags (falling back to <title> and meta description). */
+export interface LinkCard {
+  uri: string
+  title: string
+  description: string
+  /** Absolute URL of the og:image, if any. */
+  image: string | null
+}
+
+/** A card image ready for uploadBlob: the lexicon caps `thumb` at 1,000,000 bytes of image/*. */
+export interface CardImage {
+  bytes: ArrayBuffer
+  mimeType: string
+}
+
+const MAX_THUMB_BYTES = 1_000_000
+const MAX_TITLE = 300
+const MAX_DESCRIPTION = 1000
+
+function clip(text: string, max: number): string {
+  const clean = decodeEntities(text).replace(/\s+/g, ' ').trim()
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean
+}
+
+/**
+ * Reads the Open Graph card of a page with HTMLRewriter (streaming, no DOM). Null when the page
+ * cannot be fetched, is not HTML, or has no title: a post then goes out without a card.
+ */
+export async function fetchLinkCard(fetch: GuardedFetch, uri: string): Promise<LinkCard | null> {
+  let res: Response
+  try {
+    res = await fetch(uri, { service: 'link card page', timeoutMs: 5000, retries: 0, maxBytes: 1024 * 1024, headers: { accept: 'text/html,application/xhtml+xml' } })
+  } catch {
+    return null
+  }
+  const type = res.headers.get('content-type') ?? ''
+  if (!res.ok || !/text\/html|application\/xhtml/i.test(type)) {
+    res.body?.cancel().catch(() => undefined)
+    return null
+  }
+  const meta = new Map<string, string>()
+  let title = ''
+  let inTitle = false
+  const rewritten = new HTMLRewriter()
+    .on('meta', {
+      element(el) {
+        const key = (el.getAttribute('property') ?? el.getAttribute('name') ?? '').toLowerCase()
+        const content = el.getAttribute('content')
+        if (key && content !== null && !meta.has(key)) meta.set(key, content)
+      },
+    })
+    .on('title', {
+      element() {
+        inTitle = !title
+      },
+      text(chunk) {
+        if (inTitle) title += chunk.text
+        if (chunk.lastInTextNode) inTitle = false
+      },
+    })
+    .transform(res)
+  try {
+    await rewritten.arrayBuffer()
+  } catch {
+    // A page cut off at the size cap still yields the tags of its <head>.
+  }
+  const cardTitle = clip(meta.get('og:title') ?? meta.get('twitter:title') ?? title, MAX_TITLE)
+  if (!cardTitle) return null
+  const description = clip(meta.get('og:description') ?? meta.get('twitter:description') ?? meta.get('description') ?? '', MAX_DESCRIPTION)
+  let image: string | null = null
+  const rawImage = meta.get('og:image') ?? meta.get('og:image:url') ?? meta.get('twitter:image')
+  if (rawImage) {
+    try {
+      const url = new URL(decodeEntities(rawImage.trim()), res.url || uri)
+      if (url.protocol === 'https:' || url.protocol === 'http:') image = url.toString()
+    } catch {
+      image = null
+    }
+  }
+  return { uri, title: cardTitle, description, image }
+}
+
+/** Downloads a card image within the lexicon's limits; null when it is missing, too big or not an image. */
+export async function fetchCardImage(fetch: GuardedFetch, url: string): Promise<CardImage | null> {
+  try {
+    const res = await fetch(url, { service: 'link card image', timeoutMs: 5000, retries: 0, maxBytes: MAX_THUMB_BYTES })
+    const mimeType = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase()
+    if (!res.ok || !mimeType.startsWith('image/')) {
+      res.body?.cancel().catch(() => undefined)
+      return null
+    }
+    const bytes = await res.arrayBuffer()
+    return bytes.byteLength > 0 && bytes.byteLength <= MAX_THUMB_BYTES ? { bytes, mimeType } : null
+  } catch {
+    return null
+  }
+}

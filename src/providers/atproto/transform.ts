@@ -1,0 +1,60 @@
+import { ProviderError, UpstreamError } from '../errors'
+
+/** Which XRPC call failed, for messages. */
+export type XrpcCall = 'login' | 'post' | 'upload'
+
+const SERVICE = 'Bluesky PDS'
+const APP_PASSWORD_HINT = 'Use the account handle (or email) with an app password (Bluesky: Settings > Privacy and security > App passwords).'
+
+/** Removes every occurrence of the secrets from upstream text before it reaches a message. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const s of secrets) if (s.length >= 1) out = out.split(s).join('[redacted]')
+  return out
+}
+
+/** Seconds until a rate limit resets, from `retry-after` or the PDS's `ratelimit-reset` (epoch seconds). */
+export function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
+  const after = Number(headers.get('retry-after'))
+  if (headers.get('retry-after') && Number.isFinite(after) && after >= 0) return Math.max(1, Math.ceil(after))
+  const reset = Number(headers.get('ratelimit-reset'))
+  if (headers.get('ratelimit-reset') && Number.isFinite(reset)) return Math.max(1, Math.ceil(reset - now / 1000))
+  return undefined
+}
+
+/**
+ * Maps a failed XRPC response (status + `{error, message}` body) to a typed error. Upstream text is
+ * scrubbed of the secrets and never includes the identifier or password.
+ */
+export function xrpcError(call: XrpcCall, status: number, body: unknown, headers: Headers, secrets: readonly string[]): Error {
+  const b = (body ?? {}) as { error?: unknown; message?: unknown }
+  const name = typeof b.error === 'string' ? b.error.slice(0, 100) : ''
+  const said = typeof b.message === 'string' ? scrub(b.message, secrets).slice(0, 300) : ''
+  const upstream = [name, said].filter(Boolean).join(': ')
+  if (status === 429) {
+    const wait = retryAfterSeconds(headers)
+    return new ProviderError('rate_limited', `The PDS rate limited the ${call === 'login' ? 'login' : call === 'upload' ? 'image upload' : 'post'}${wait ? `; retry in ${wait} s` : ''}.`, undefined, wait)
+  }
+  if (call === 'login') {
+    if (name === 'AuthFactorTokenRequired') {
+      return new ProviderError('unauthorized', `This account signs in with an emailed code, which this service cannot enter. ${APP_PASSWORD_HINT}`, 'password')
+    }
+    if (name === 'AccountTakedown' || name === 'AccountSuspended') return new ProviderError('forbidden', `The PDS refused the login: the account is taken down or suspended (${name}).`)
+    if (status === 401 || status === 400) {
+      return new ProviderError('unauthorized', `The PDS rejected the username or password. ${APP_PASSWORD_HINT}`, 'password')
+    }
+  }
+  if (call === 'post' && status === 400) return new ProviderError('unprocessable', `The PDS rejected the post${upstream ? ` (${upstream})` : ''}.`, 'content')
+  if (call === 'post' && status === 401) return new UpstreamError(SERVICE, 'status', `The PDS did not accept the new session for posting${upstream ? ` (${upstream})` : ''}.`, status)
+  return new UpstreamError(SERVICE, 'status', `The PDS answered the ${call} request with HTTP ${status}${upstream ? ` (${upstream})` : ''}.`, status)
+}
+
+/** The record key of an at:// URI (its last path segment). */
+export function recordKey(atUri: string): string {
+  return atUri.split('/').pop() ?? ''
+}
+
+/** The bsky.app address of a post. */
+export function postWebUrl(handleOrDid: string, atUri: string): string {
+  return `https://bsky.app/profile/${encodeURIComponent(handleOrDid)}/post/${encodeURIComponent(recordKey(atUri))}`
+}

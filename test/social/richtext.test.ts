@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import handlesInvalid from '../fixtures/atproto/interop.handle_syntax_invalid.txt?raw'
+import handlesValid from '../fixtures/atproto/interop.handle_syntax_valid.txt?raw'
+import { parseIdentifier, pdsEndpoint } from '../../src/providers/atproto/identity'
+import { buildFacets, detectSpans, graphemeCount, isValidHandle, limitViolations, utf8Length } from '../../src/providers/atproto/richtext'
+import { postWebUrl, retryAfterSeconds, scrub, xrpcError } from '../../src/providers/atproto/transform'
+import { facetText } from './fake-pds'
+import { validateLexicon } from './lexicon'
+
+const lines = (text: string) => text.split('\n').filter((l) => l && !l.startsWith('#'))
+
+describe('handle syntax', () => {
+  it('accepts every valid handle of the interop suite', () => {
+    for (const h of lines(handlesValid)) expect(isValidHandle(h), h).toBe(true)
+  })
+  it('rejects every invalid handle of the interop suite', () => {
+    for (const h of lines(handlesInvalid)) expect(isValidHandle(h), JSON.stringify(h)).toBe(false)
+  })
+  it('classifies usernames as email, DID or handle', () => {
+    expect(parseIdentifier('alice@example.com')).toEqual({ kind: 'email', value: 'alice@example.com' })
+    expect(parseIdentifier('did:plc:aliceaaaaaaaaaaaaaaaaaaa')).toEqual({ kind: 'did', value: 'did:plc:aliceaaaaaaaaaaaaaaaaaaa' })
+    expect(parseIdentifier('@Alice.Bsky.Social')).toEqual({ kind: 'handle', value: 'alice.bsky.social' })
+    expect(parseIdentifier('alice')).toBeNull()
+    expect(parseIdentifier('not a handle!')).toBeNull()
+  })
+})
+
+describe('post text limits', () => {
+  it('counts emoji sequences as one grapheme each and their UTF-8 bytes', () => {
+    expect(graphemeCount('👩‍👩‍👧‍👦')).toBe(1)
+    expect(utf8Length('👩‍👩‍👧‍👦')).toBe(25)
+    expect(graphemeCount('🇩🇪👍🏽é')).toBe(3)
+  })
+  it('allows exactly 300 graphemes and names the count past it', () => {
+    expect(limitViolations('a'.repeat(300))).toEqual([])
+    expect(limitViolations('a'.repeat(301))).toEqual(['content is 301 characters (graphemes) long; a post allows at most 300'])
+  })
+  it('names the byte limit for text that is short in graphemes but long in bytes', () => {
+    const family = '👩‍👩‍👧‍👦'.repeat(121)
+    expect(graphemeCount(family)).toBe(121)
+    expect(limitViolations(family)).toEqual(['content is 3025 bytes of UTF-8; a post allows at most 3000'])
+  })
+})
+
+describe('rich text facets', () => {
+  const text = '✨ Hi @bob.bsky.social! Read https://example.com/a_(b)?x=1. #release #2024 #日本語 (see @unknown.example)'
+
+  it('finds mentions, links and hashtags with UTF-8 byte offsets', () => {
+    const spans = detectSpans(text)
+    expect(spans.map((s) => [s.kind, facetText(text, s)])).toEqual([
+      ['mention', '@bob.bsky.social'],
+      ['link', 'https://example.com/a_(b)?x=1'],
+      ['tag', '#release'],
+      ['tag', '#日本語'],
+      ['mention', '@unknown.example'],
+    ])
+    expect(spans[0]).toMatchObject({ byteStart: 7, byteEnd: 23 })
+  })
+
+  it('builds lexicon-valid facets and leaves unresolved mentions as plain text', () => {
+    const facets = buildFacets(detectSpans(text), new Map([['bob.bsky.social', 'did:plc:bobbbbbbbbbbbbbbbbbbbbbb']]))
+    expect(facets.map((f) => f.features[0])).toEqual([
+      { $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:bobbbbbbbbbbbbbbbbbbbbbb' },
+      { $type: 'app.bsky.richtext.facet#link', uri: 'https://example.com/a_(b)?x=1' },
+      { $type: 'app.bsky.richtext.facet#tag', tag: 'release' },
+      { $type: 'app.bsky.richtext.facet#tag', tag: '日本語' },
+    ])
+    for (const f of facets) expect(validateLexicon('app.bsky.richtext.facet', f)).toEqual([])
+  })
+
+  it('does not take emails, mid-word hashes or URL fragments for mentions and tags', () => {
+    expect(detectSpans('mail me@example.com or see https://x.example/#frag and c#sharp').map((s) => s.kind)).toEqual(['link'])
+  })
+})
+
+describe('XRPC error mapping', () => {
+  it('never repeats the password the PDS echoed', () => {
+    const err = xrpcError('login', 401, { error: 'AuthenticationRequired', message: 'bad password hunter2' }, new Headers(), ['hunter2'])
+    expect(err.message).not.toContain('hunter2')
+    expect(scrub('a hunter2 b hunter2', ['hunter2'])).toBe('a [redacted] b [redacted]')
+  })
+  it('reads the rate-limit reset of the PDS', () => {
+    expect(retryAfterSeconds(new Headers({ 'ratelimit-reset': '1000300' }), 1_000_000_000)).toBe(300)
+    expect(retryAfterSeconds(new Headers({ 'retry-after': '7' }))).toBe(7)
+    expect(retryAfterSeconds(new Headers())).toBeUndefined()
+  })
+  it('builds the bsky.app address of a post and finds the PDS of a DID document', () => {
+    expect(postWebUrl('alice.bsky.social', 'at://did:plc:x/app.bsky.feed.post/3l000')).toBe('https://bsky.app/profile/alice.bsky.social/post/3l000')
+    expect(pdsEndpoint({ service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: 'https://pds.example.org/' }] })).toBe('https://pds.example.org')
+    expect(pdsEndpoint({ service: [{ id: '#other', type: 'X', serviceEndpoint: 'https://x.example' }] })).toBeNull()
+  })
+})

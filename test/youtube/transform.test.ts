@@ -1,0 +1,261 @@
+import { describe, expect, it } from 'vitest'
+import { ProviderError, UpstreamError } from '../../src/providers/errors'
+import { proxiedUrl, youtubeFetch } from '../../src/providers/youtube/proxy'
+import {
+  assertPlayable,
+  buildMetadata,
+  captionTracks,
+  chooseTrack,
+  consentCookie,
+  extractInnertubeApiKey,
+  extractJsonAssignment,
+  formatPublished,
+  isConsentPage,
+  keyMoments,
+  NO_TRANSCRIPT_TEXT,
+  parseTimedText,
+  timedTextUrl,
+  transcriptText,
+} from '../../src/providers/youtube/transform'
+import { videoIdFromUrl } from '../../src/providers/youtube/url'
+import type { Env } from '../../src/env'
+import type { GuardedRequestInit } from '../../src/providers/web/fetch'
+import { KEY_MOMENTS, TITLE, TRANSCRIPT, VIDEO_ID, yt } from './fixtures'
+
+const innertube = (name: keyof typeof yt.innertube) => JSON.parse(yt.innertube[name])
+
+function thrown(fn: () => unknown): Error {
+  try {
+    fn()
+  } catch (err) {
+    return err as Error
+  }
+  throw new Error('expected a throw')
+}
+
+describe('YouTube URL parsing', () => {
+  it.each([
+    ['https://www.youtube.com/watch?v=GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://youtube.com/watch?v=GJLlxj_dtq8&t=39s&list=PL123', 'GJLlxj_dtq8'],
+    ['https://m.youtube.com/watch?feature=share&v=GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://music.youtube.com/watch?v=GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['www.youtube.com/watch?v=GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://youtu.be/GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://youtu.be/GJLlxj_dtq8?si=abc&t=10', 'GJLlxj_dtq8'],
+    ['https://www.youtube.com/embed/GJLlxj_dtq8?start=5', 'GJLlxj_dtq8'],
+    ['https://www.youtube-nocookie.com/embed/GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://www.youtube.com/shorts/GJLlxj_dtq8', 'GJLlxj_dtq8'],
+    ['https://youtube.com/shorts/GJLlxj_dtq8?feature=share', 'GJLlxj_dtq8'],
+    ['https://www.youtube.com/live/GJLlxj_dtq8?si=x', 'GJLlxj_dtq8'],
+    ['http://www.youtube.com/v/GJLlxj_dtq8', 'GJLlxj_dtq8'],
+  ])('reads the video id of %s', (url, id) => {
+    expect(videoIdFromUrl(url)).toBe(id)
+  })
+
+  it.each([
+    'GJLlxj_dtq8',
+    'https://www.youtube.com/playlist?list=PL123',
+    'https://www.youtube.com/@Dave2D',
+    'https://www.youtube.com/watch?v=short',
+    'https://www.youtube.com/watch',
+    'https://vimeo.com/123456789',
+    'https://evil.example/watch?v=GJLlxj_dtq8',
+    'https://youtube.com.evil.example/watch?v=GJLlxj_dtq8',
+    'ftp://www.youtube.com/watch?v=GJLlxj_dtq8',
+    'https://user:pw@www.youtube.com/watch?v=GJLlxj_dtq8',
+    'https://youtu.be/GJLlxj_dtq8/extra',
+    'not a url at all',
+  ])('rejects %s', (url) => {
+    expect(videoIdFromUrl(url)).toBeNull()
+  })
+})
+
+describe('timedtext parsing', () => {
+  it('parses the recorded transcript into the expected cues, dropping the empty one and stripping tags', () => {
+    expect(parseTimedText(yt.transcriptXml)).toEqual([
+      { start: 0, duration: 1.54, text: 'Hey, this is just a test' },
+      { start: 1.54, duration: 4.16, text: 'this is not the original transcript' },
+      { start: 5.7, duration: 3.239, text: 'just something shorter, I made up for testing' },
+    ])
+    expect(transcriptText(parseTimedText(yt.transcriptXml))).toBe(TRANSCRIPT)
+  })
+
+  it('decodes doubly escaped entities and reads the srv3 format', () => {
+    const classic = '<transcript><text start="1" dur="2">Tom &amp;amp; Jerry&#39;s &quot;show&quot;\nline two</text></transcript>'
+    expect(parseTimedText(classic)).toEqual([{ start: 1, duration: 2, text: 'Tom & Jerry\'s "show" line two' }])
+    const srv3 = '<timedtext format="3"><body><p t="1500" d="2000">Hello <s>world</s></p><p t="4000" d="10"> </p></body></timedtext>'
+    expect(parseTimedText(srv3)).toEqual([{ start: 1.5, duration: 2, text: 'Hello world' }])
+  })
+})
+
+describe('watch page and player parsing', () => {
+  it('finds the InnerTube API key and the embedded JSON objects of the watch page', () => {
+    expect(extractInnertubeApiKey(yt.watchHtml, VIDEO_ID)).toBe('AIzaSyAO_FJ2SlqU8Q4STEHLGCilw_Y9_11qcW8')
+    const player = extractJsonAssignment(yt.watchHtml, 'ytInitialPlayerResponse')
+    expect(player.microformat.playerMicroformatRenderer.category).toBe('Science & Technology')
+    expect(extractJsonAssignment(yt.watchHtml, 'ytInitialData')).toHaveProperty('contents')
+    expect(extractJsonAssignment('<script>var x = 1</script>', 'ytInitialData')).toBeNull()
+  })
+
+  it('treats the captcha page as too many requests and other pages as unparsable', () => {
+    const captcha = thrown(() => extractInnertubeApiKey(yt.tooManyRequests, VIDEO_ID)) as UpstreamError
+    expect(captcha).toBeInstanceOf(UpstreamError)
+    expect(captcha.kind).toBe('rate_limited')
+    expect(captcha.message).toContain('YOUTUBE_PROXY_URL')
+    expect((thrown(() => extractInnertubeApiKey('<html></html>', VIDEO_ID)) as UpstreamError).kind).toBe('invalid')
+  })
+
+  it('reads the consent token of the consent page and none from the invalid one', () => {
+    expect(isConsentPage(yt.consentPage)).toBe(true)
+    expect(isConsentPage(yt.consentPageInvalid)).toBe(true)
+    expect(isConsentPage(yt.watchHtml)).toBe(false)
+    expect(consentCookie(yt.consentPage)).toBe('CONSENT=YES+cb.20210328-17-p0.de+FX+119')
+    expect(consentCookie(yt.consentPageInvalid)).toBeNull()
+  })
+
+  it('builds every metadata field with the README ground truth', () => {
+    const player = innertube('ok')
+    const list = captionTracks(player, VIDEO_ID)
+    const metadata = buildMetadata({
+      videoId: VIDEO_ID,
+      player,
+      watchPlayer: extractJsonAssignment(yt.watchHtml, 'ytInitialPlayerResponse'),
+      initialData: extractJsonAssignment(yt.watchHtml, 'ytInitialData'),
+      choice: chooseTrack(list, undefined, VIDEO_ID),
+    })
+    expect(metadata).toMatchObject({
+      author: 'Dave2D',
+      category: 'Science & Technology',
+      channel_id: 'UCVYamHliCI9rw1tHR1xbkfw',
+      channel_link: 'http://www.youtube.com/@Dave2D',
+      channel_name: 'Dave2D',
+      id: VIDEO_ID,
+      key_moments: KEY_MOMENTS,
+      length_seconds: 316,
+      likes: 43864,
+      published_time: 'Aug 2, 2018',
+      thumbnail: 'https://i.ytimg.com/vi/GJLlxj_dtq8/maxresdefault.jpg',
+      title: TITLE,
+      views: 1856109,
+      transcript_language: 'en',
+      transcript_source: 'manual',
+    })
+    expect(metadata.description.startsWith('Dave2D review of the Microsoft Surface Go.')).toBe(true)
+  })
+
+  it('falls back to the player alone when the watch page held no usable objects', () => {
+    const player = innertube('ok')
+    const metadata = buildMetadata({ videoId: VIDEO_ID, player, watchPlayer: null, initialData: null, choice: chooseTrack(captionTracks(player, VIDEO_ID), undefined, VIDEO_ID) })
+    expect(metadata).toMatchObject({ title: TITLE, author: 'Dave2D', length_seconds: 316, views: 1856109, category: null, likes: null, published_time: null, key_moments: [] })
+    expect(metadata.channel_link).toBe('https://www.youtube.com/channel/UCVYamHliCI9rw1tHR1xbkfw')
+    expect(metadata.thumbnail).toBe('https://i.ytimg.com/vi/GJLlxj_dtq8/sddefault.jpg')
+  })
+
+  it('lists the ten key moments once each although YouTube lists them twice', () => {
+    expect(keyMoments(extractJsonAssignment(yt.watchHtml, 'ytInitialData'))).toEqual(KEY_MOMENTS)
+  })
+
+  it('formats publish dates as the short month, day and year', () => {
+    expect(formatPublished('2024-03-26T07:00:00-07:00')).toBe('Mar 26, 2024')
+    expect(formatPublished('2018-08-02T06:00:08-07:00')).toBe('Aug 2, 2018')
+    expect(formatPublished('2019-12-31')).toBe('Dec 31, 2019')
+    expect(formatPublished('yesterday')).toBeNull()
+    expect(formatPublished(undefined)).toBeNull()
+  })
+})
+
+describe('playability and caption tracks', () => {
+  it('accepts the playable recordings', () => {
+    for (const name of ['ok', 'alteredUserAgent', 'poTokenRequired', 'ww1NlEn', 'transcriptsDisabled'] as const) {
+      expect(() => assertPlayable(innertube(name), VIDEO_ID)).not.toThrow()
+    }
+  })
+
+  it.each([
+    ['ageRestricted', 'ProviderError', 'forbidden', 'age restricted'],
+    ['requestBlocked', 'UpstreamError', 'status', 'not a bot'],
+    ['unplayable', 'ProviderError', 'unprocessable', 'Custom Reason; Sub Reason 1; Sub Reason 2'],
+    ['videoUnavailable', 'ProviderError', 'not_found', 'unavailable'],
+  ] as const)('classifies the %s recording', (name, type, kind, text) => {
+    const err = thrown(() => assertPlayable(innertube(name), VIDEO_ID)) as ProviderError | UpstreamError
+    expect(err.name).toBe(type)
+    expect(err.kind).toBe(kind)
+    expect(err.message).toContain(text)
+  })
+
+  it('reports a private video as not found', () => {
+    const err = thrown(() => assertPlayable({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'This video is private' } }, VIDEO_ID)) as ProviderError
+    expect(err.kind).toBe('not_found')
+    expect(err.message).toContain('private')
+  })
+
+  it.each(['transcriptsDisabled', 'transcriptsDisabled2'] as const)('reports %s with the original text', (name) => {
+    const err = thrown(() => captionTracks(innertube(name), VIDEO_ID)) as ProviderError
+    expect(err.kind).toBe('not_found')
+    expect(err.message.startsWith(NO_TRANSCRIPT_TEXT)).toBe(true)
+  })
+
+  it('lists nine tracks with the generated English one marked and srv3 stripped', () => {
+    const { tracks, translationLanguages } = captionTracks(innertube('ok'), VIDEO_ID)
+    expect(tracks.map((t) => `${t.languageCode}${t.generated ? '(asr)' : ''}`)).toEqual(['zh', 'cs', 'en', 'en(asr)', 'de', 'hi', 'ja', 'ko', 'es'])
+    expect(tracks.every((t) => !t.baseUrl.includes('fmt=srv3'))).toBe(true)
+    expect(translationLanguages.length).toBeGreaterThan(10)
+  })
+
+  it('prefers manual captions over generated ones and honours a language', () => {
+    const list = captionTracks(innertube('ok'), VIDEO_ID)
+    expect(chooseTrack(list, undefined, VIDEO_ID).track).toMatchObject({ languageCode: 'en', generated: false })
+    expect(chooseTrack(list, 'de', VIDEO_ID).track).toMatchObject({ languageCode: 'de', generated: false })
+    const onlyGenerated = { tracks: list.tracks.filter((t) => t.generated), translationLanguages: [] }
+    expect(chooseTrack(onlyGenerated, undefined, VIDEO_ID).track).toMatchObject({ languageCode: 'en', generated: true })
+  })
+
+  it('translates a translatable track into a language the video has no captions in', () => {
+    const choice = chooseTrack(captionTracks(innertube('ww1NlEn'), 'F1xioXWb8CY'), 'nl', 'F1xioXWb8CY')
+    expect(choice.track).toMatchObject({ languageCode: 'en', generated: false })
+    expect(choice.translateTo).toEqual({ languageCode: 'nl', name: 'Dutch' })
+    const url = new URL(timedTextUrl(choice, 'F1xioXWb8CY'))
+    expect(url.searchParams.get('tlang')).toBe('nl')
+    expect(url.searchParams.get('lang')).toBe('en')
+  })
+
+  it('names the available tracks when a language cannot be served', () => {
+    const err = thrown(() => chooseTrack({ tracks: captionTracks(innertube('ok'), VIDEO_ID).tracks, translationLanguages: [] }, 'xx', VIDEO_ID)) as ProviderError
+    expect(err.kind).toBe('not_found')
+    expect(err.field).toBe('language')
+    expect(err.message).toContain(NO_TRANSCRIPT_TEXT)
+    expect(err.message).toContain('de (German)')
+  })
+
+  it('refuses caption URLs that need a PO token', () => {
+    const choice = chooseTrack(captionTracks(innertube('poTokenRequired'), VIDEO_ID), undefined, VIDEO_ID)
+    const err = thrown(() => timedTextUrl(choice, VIDEO_ID)) as UpstreamError
+    expect(err.name).toBe('UpstreamError')
+    expect(err.message).toContain('PO')
+    expect(err.message).toContain('YOUTUBE_PROXY_URL')
+  })
+})
+
+describe('the YouTube proxy setting', () => {
+  it('puts the target into the {url} placeholder or a url parameter', () => {
+    const target = 'https://www.youtube.com/watch?v=GJLlxj_dtq8'
+    expect(proxiedUrl('https://proxy.example.com/fetch?key=k&target={url}', target)).toBe(`https://proxy.example.com/fetch?key=k&target=${encodeURIComponent(target)}`)
+    expect(new URL(proxiedUrl('https://proxy.example.com/fetch', target)).searchParams.get('url')).toBe(target)
+  })
+
+  it('sends every YouTube request to the proxy with its token and without following redirects', async () => {
+    const calls: { url: string; init: GuardedRequestInit }[] = []
+    const direct = async (url: string | URL, init: GuardedRequestInit = {}) => {
+      calls.push({ url: String(url), init })
+      return new Response('ok')
+    }
+    const env = { YOUTUBE_PROXY_URL: 'https://proxy.example.com/fetch', YOUTUBE_PROXY_TOKEN: 'proxy-secret' } as Env
+    await youtubeFetch(env, direct)('https://www.youtube.com/watch?v=GJLlxj_dtq8', { headers: { cookie: 'a=b' } })
+    expect(new URL(calls[0].url).searchParams.get('url')).toBe('https://www.youtube.com/watch?v=GJLlxj_dtq8')
+    const headers = new Headers(calls[0].init.headers)
+    expect(headers.get('authorization')).toBe('Bearer proxy-secret')
+    expect(headers.get('cookie')).toBe('a=b')
+    expect(calls[0].init.maxRedirects).toBe(0)
+    expect(youtubeFetch({} as Env, direct)).toBe(direct)
+  })
+})
