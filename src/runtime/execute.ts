@@ -174,7 +174,8 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   }
 
   if (caller.idempotencyKey) {
-    const bodyHash = await sha256Hex(stableStringify({ action: action.name, body: rawBody, workflow: caller.workflowId }))
+    // Secret fields stay out of the stored hash: an unsalted hash of a password could be guessed offline.
+    const bodyHash = await sha256Hex(stableStringify({ action: action.name, body: redact(action, rawBody), workflow: caller.workflowId }))
     const expiresAt = now + rt.config.idempotencyTtlSeconds * 1000
     const existing = await claimKeyWithRun(rt.env.DB, caller.idempotencyKey, bodyHash, run, expiresAt)
     if (existing) {

@@ -156,7 +156,7 @@ describe('built-in CRM', () => {
   it('clears a value given "" or null and converts numbers and booleans to text', async () => {
     const { token } = await newCaller()
     const id = await createObject(token, 'deals', { dealname: 'Big', amount: '100', pipeline: 'default' })
-    const res = await update(token, { object_type: 'deals', identifier_value: id, properties: { amount: 250, closed: true, pipeline: null } })
+    const res = await update(token, { object_type: 'deals', identifier_value: id, properties: JSON.stringify({ amount: 250, closed: true, pipeline: null }) })
     expect(res.status).toBe(200)
     expect(res.body.response.properties).toMatchObject({ amount: '250', closed: 'true', pipeline: '' })
     const got = await lookup(token, { object_type: 'deals', object_id: id, properties: 'dealname,amount,pipeline' })
