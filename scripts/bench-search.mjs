@@ -35,8 +35,27 @@ timeline transcript trend video webinar website weekly writer youtube bluesky ba
 schema markup headline caption thread hashtag launch press release investor board memo budget payroll tax receipt vendor
 procurement compliance policy incident postmortem changelog release deploy repository issue pull request code review test
 coverage latency uptime monitor alert oncall runbook translation localization glossary persona interview feedback nps`.split(/\s+/)
-// Zipf-like pick: common words are much more common, as in real text.
-const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2.2)]
+// Word frequencies follow Zipf's law (p ~ 1/rank) as in real text. Ranks below 100 are function
+// words, which search drops as stop words, so names and descriptions draw from ranks 100 and up:
+// the commonest content word then appears in a few percent of agents, as in a real catalog.
+const SYLLABLES = 'ka lo mi ne ru sa ti vo ze bar cor den fin gal hum lex mor nix pol quin rex sol tor vex'.split(' ')
+const synthetic = Array.from({ length: 6000 }, (_, i) => SYLLABLES[i % 24] + SYLLABLES[Math.floor(i / 24) % 24] + (i >= 576 ? SYLLABLES[Math.floor(i / 576) % 24] : ''))
+const WORDS = [...VOCAB, ...synthetic]
+const FIRST_RANK = 100
+const harmonic = WORDS.reduce((sum, _, i) => sum + 1 / (FIRST_RANK + i), 0)
+const cumulative = []
+WORDS.reduce((acc, _, i) => (cumulative[i] = acc + 1 / (FIRST_RANK + i) / harmonic), 0)
+const word = () => {
+  const u = rand()
+  let lo = 0
+  let hi = WORDS.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (cumulative[mid] < u) lo = mid + 1
+    else hi = mid
+  }
+  return WORDS[lo]
+}
 const phrase = (n) => Array.from({ length: n }, word).join(' ')
 const title = (s) => s.replace(/\b\w/g, (c) => c.toUpperCase())
 

@@ -1,4 +1,14 @@
-import { countWordMatches, SCORE_K, searchAgents, trigramCandidates, type ScoredAgent, type Viewer, type VisibilityFilter } from '../db/agents'
+import {
+  countWordMatches,
+  listByPopularity,
+  POPULARITY_WEIGHT,
+  SCORE_K,
+  searchTopByText,
+  trigramCandidates,
+  type ScoredAgent,
+  type Viewer,
+  type VisibilityFilter,
+} from '../db/agents'
 import { closeEnough, queryTerms, trigramMatch, wordMatch, wordsOf } from './query'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
@@ -6,6 +16,7 @@ const FUZZY_THRESHOLD = 5
 /** Fuzzy hits rank below exact ones: their score is scaled by this and by term coverage. */
 const FUZZY_SCALE = 0.6
 const FUZZY_CANDIDATES = 200
+const FIRST_WINDOW = 64
 
 export interface CatalogSearch {
   viewer: Viewer
@@ -16,6 +27,23 @@ export interface CatalogSearch {
 }
 
 const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
+
+/**
+ * Exact top-k over all word matches without scoring every match against the wide agent rows: rank a
+ * window of the best matches by text relevance alone, blend popularity, and accept the page when its
+ * last score beats anything outside the window could reach (text score at the window's edge plus the
+ * full popularity weight). Otherwise widen the window.
+ */
+async function rankedPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, match: string, limit: number, offset: number) {
+  const needed = offset + limit
+  for (let window = Math.max(FIRST_WINDOW, needed * 2); ; window *= 4) {
+    const page = await searchTopByText(db, { ...base, match, window, limit, offset })
+    if (page.candidates < window) return page.rows
+    const ceiling = (1 - POPULARITY_WEIGHT) * (page.minRel / (page.minRel + SCORE_K)) + POPULARITY_WEIGHT
+    const last = page.rows[page.rows.length - 1]
+    if (page.rows.length === limit && last.score > ceiling) return page.rows
+  }
+}
 
 /**
  * Ranked catalog search. When the word index finds fewer than FUZZY_THRESHOLD agents, trigram
@@ -30,12 +58,13 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
   const terms = queryTerms(s.query)
   const match = wordMatch(terms)
   const base = { viewer: s.viewer, filter: s.filter }
-  const fuzzy = match ? trigramMatch(terms) : null
-  if (!match || !fuzzy || (await countWordMatches(db, match, FUZZY_THRESHOLD)) >= FUZZY_THRESHOLD) {
-    return searchAgents(db, { ...base, match, limit: s.limit, offset })
+  if (!match) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  const fuzzy = trigramMatch(terms)
+  if (!fuzzy || (await countWordMatches(db, match, FUZZY_THRESHOLD)) >= FUZZY_THRESHOLD) {
+    return rankedPage(db, base, match, s.limit, offset)
   }
   const [exact, candidates] = await Promise.all([
-    searchAgents(db, { ...base, match, limit: FUZZY_THRESHOLD, offset: 0 }),
+    rankedPage(db, base, match, FUZZY_THRESHOLD, 0),
     trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }),
   ])
   const merged = new Map(exact.map((a) => [a.id, a]))

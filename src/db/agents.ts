@@ -138,15 +138,6 @@ export async function getAgentById(db: D1Database, id: string): Promise<AgentRow
 /** One scored search hit. */
 export type ScoredAgent = AgentRow & { score: number }
 
-export interface SearchQuery {
-  viewer: Viewer
-  filter: VisibilityFilter
-  /** FTS5 MATCH expression over the word index (already quoted), or null to list by popularity. */
-  match: string | null
-  limit: number
-  offset: number
-}
-
 // Column weights for bm25(): name, description, parameter text.
 const WORD_WEIGHTS = '10.0, 4.0, 1.0'
 const TRIGRAM_WEIGHTS = '3.0, 1.0'
@@ -155,34 +146,72 @@ const TRIGRAM_WEIGHTS = '3.0, 1.0'
  * 0.02 (executions / (executions + 1000)), enough to order near ties and no more.
  */
 export const SCORE_K = 8
+export const POPULARITY_WEIGHT = 0.02
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
 
-/** Runs a catalog search: ordered by score, then executions, then rowid (a total, stable order). */
-export async function searchAgents(db: D1Database, q: SearchQuery): Promise<ScoredAgent[]> {
+/** Agents a viewer may see, most executed first (the listing for an empty query). */
+export async function listByPopularity(
+  db: D1Database,
+  q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number },
+): Promise<ScoredAgent[]> {
   const vis = visibilityClause(q.filter, q.viewer)
-  if (q.match === null) {
-    const { results } = await db
-      .prepare(
-        `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
-          ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
-      )
-      .bind(...vis.binds, q.limit, q.offset)
-      .all<ScoredAgent>()
-    return results
-  }
-  // MATERIALIZED keeps bm25() evaluated inside the FTS query (SQLite refuses it once flattened).
   const { results } = await db
     .prepare(
-      `WITH hits AS MATERIALIZED (SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts f WHERE agents_fts MATCH ?)
-       SELECT ${COLUMNS}, round(0.98 * hits.rel / (hits.rel + ${SCORE_K}) + 0.02 * ${popularity}, 6) AS score
-         FROM hits JOIN agents a ON a.rowid = hits.rid
+      `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
+        ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
+    )
+    .bind(...vis.binds, q.limit, q.offset)
+    .all<ScoredAgent>()
+  return results
+}
+
+/** A page of text-search hits plus what the exactness check needs about the candidate window. */
+export interface TextSearchPage {
+  rows: ScoredAgent[]
+  /** How many candidates the word index gave (fewer than asked = every match was considered). */
+  candidates: number
+  /** Lowest text relevance in the window. */
+  minRel: number
+}
+
+/**
+ * Scores the `window` best word-index matches by bm25 alone (FTS5 sorts those in C without touching
+ * the wide agent rows), then joins, filters by visibility and blends popularity. The caller widens
+ * the window until the page provably equals the exact ranking over all matches.
+ */
+export async function searchTopByText(
+  db: D1Database,
+  q: { viewer: Viewer; filter: VisibilityFilter; match: string; window: number; limit: number; offset: number },
+): Promise<TextSearchPage> {
+  const vis = visibilityClause(q.filter, q.viewer)
+  // MATERIALIZED keeps bm25() inside the FTS query (SQLite refuses it once flattened into the join).
+  const { results } = await db
+    .prepare(
+      `WITH top AS MATERIALIZED (
+         SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts f
+          WHERE agents_fts MATCH ? ORDER BY bm25(agents_fts, ${WORD_WEIGHTS}) LIMIT ?)
+       SELECT ${COLUMNS}, round(0.98 * top.rel / (top.rel + ${SCORE_K}) + 0.02 * ${popularity}, 6) AS score,
+              (SELECT count(*) FROM top) AS n_candidates, (SELECT min(rel) FROM top) AS min_rel
+         FROM top JOIN agents a ON a.rowid = top.rid
         WHERE ${vis.sql}
         ORDER BY score DESC, a.executions DESC, a.rowid
         LIMIT ? OFFSET ?`,
     )
-    .bind(q.match, ...vis.binds, q.limit, q.offset)
-    .all<ScoredAgent>()
-  return results
+    .bind(q.match, q.window, ...vis.binds, q.limit, q.offset)
+    .all<ScoredAgent & { n_candidates: number; min_rel: number }>()
+  if (results.length === 0) {
+    const stats = await db
+      .prepare(
+        `WITH top AS MATERIALIZED (SELECT -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts WHERE agents_fts MATCH ? ORDER BY bm25(agents_fts, ${WORD_WEIGHTS}) LIMIT ?)
+         SELECT count(*) AS n, min(rel) AS m FROM top`,
+      )
+      .bind(q.match, q.window)
+      .first<{ n: number; m: number | null }>()
+    return { rows: [], candidates: stats?.n ?? 0, minRel: stats?.m ?? 0 }
+  }
+  const { n_candidates, min_rel } = results[0]
+  const rows = results.map(({ n_candidates: _n, min_rel: _m, ...row }) => row as ScoredAgent)
+  return { rows, candidates: n_candidates, minRel: min_rel }
 }
 
 /** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */

@@ -160,3 +160,28 @@ export async function putStep(db: D1Database, runId: string, step: string, outpu
     .bind(runId, step, output, now)
     .run()
 }
+
+/** The final state of a run written in one go. */
+export interface RunEnd {
+  state: 'succeeded' | 'failed'
+  output: string | null
+  metadata: string | null
+  usage: string | null
+  error: { message: string; code: string; status: number } | null
+  finishedAt: number
+}
+
+/** Inserts an inline run that has already finished: one write instead of an insert and an update. */
+export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, output, metadata, usage,
+                         error, error_code, error_status, attempts, created_at, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+    )
+    .bind(
+      r.id, r.account_id, r.action, end.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, end.output, end.metadata, end.usage,
+      end.error?.message ?? null, end.error?.code ?? null, end.error?.status ?? null, r.created_at, r.started_at, end.finishedAt,
+    )
+    .run()
+}

@@ -2,7 +2,7 @@ import { getAction } from '../actions/registry'
 import type { ActionMode, AnyAction, Presented } from '../actions/define'
 import type { Config } from '../config'
 import { claimKeyWithRun } from '../db/idempotency'
-import { extendLease, failRun, getRun, getStep, insertRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
+import { extendLease, failRun, getRun, getStep, insertFinishedRun, insertRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
 import { getVariables, putVariable } from '../db/variables'
 import type { Env } from '../env'
 import { ApiError, type ErrorCode } from '../http/errors'
@@ -148,7 +148,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const input = await prepareInput(rt, caller, action, body)
   const runId = newId('run')
   const now = Date.now()
-  const ctx = createContext(rt, caller, runId, false)
+  const ctx = createContext(rt, caller, runId, false, Boolean(caller.idempotencyKey))
   if (action.precheck) await action.precheck(input, ctx)
   const mode = await decideMode(action, input, ctx)
   if (callbackUrl && mode === 'inline') {
@@ -188,9 +188,11 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
       if (!prior) throw new ApiError('CONFLICT', 'The run of this Idempotency-Key no longer exists')
       return outcomeOf(rt.env, prior)
     }
-  } else {
+  } else if (mode === 'queued') {
     await insertRun(rt.env.DB, run)
   }
+  // An inline run without an idempotency key is written once, when it ends.
+  const pending = caller.idempotencyKey ? undefined : run
 
   if (mode === 'queued') {
     await rt.env.JOBS.send({ runId })
@@ -200,10 +202,10 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   }
 
   try {
-    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name })
+    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending)
     return { kind: 'done', runId, presented }
   } catch (err) {
-    const api = await recordFailure(rt, runId, err, ctx)
+    const api = await recordFailure(rt, runId, err, ctx, pending)
     return { kind: 'failed', runId, error: api }
   }
 }
@@ -228,14 +230,19 @@ function validateCallbackUrl(rt: Runtime, value: unknown): string {
 }
 
 /** Stores a failure on the run; returns the API error the caller sees. Unexpected errors are logged with their stack. */
-export async function recordFailure(rt: Runtime, runId: string, err: unknown, ctx?: ActionContext): Promise<ApiError> {
+export async function recordFailure(rt: Runtime, runId: string, err: unknown, ctx?: ActionContext, pending?: NewRun): Promise<ApiError> {
   let api = toApiError(err)
   if (!api) {
     rt.log.error('action failed', { run_id: runId, ...errorFields(err) })
     const request = ctx?.requestId ? `request ${ctx.requestId}, ` : ''
     api = new ApiError('INTERNAL', `Internal error while running the action (${request}run ${runId})`)
   }
-  await failRun(rt.env.DB, runId, { message: api.message, code: api.code, status: api.status }, usageJson(ctx), Date.now())
+  const error = { message: api.message, code: api.code, status: api.status }
+  if (pending) {
+    await insertFinishedRun(rt.env.DB, pending, { state: 'failed', output: null, metadata: null, usage: usageJson(ctx), error, finishedAt: Date.now() })
+  } else {
+    await failRun(rt.env.DB, runId, error, usageJson(ctx), Date.now())
+  }
   return api
 }
 
@@ -256,12 +263,18 @@ export async function executeRun(
   action: AnyAction,
   input: Record<string, unknown>,
   run: Pick<RunRow, 'id' | 'workflow_id' | 'output_variable_name'>,
+  pending?: NewRun,
 ): Promise<Presented> {
   const output = await action.run(input, ctx)
   const presented: Presented = action.present ? action.present(output) : { response: output }
   const outText = await encodeJson(rt.env.CACHE, `run:${run.id}:output`, presented.response ?? null)
   const metaText = presented.metadata === undefined ? null : await encodeJson(rt.env.CACHE, `run:${run.id}:metadata`, presented.metadata)
-  const first = await succeedRun(rt.env.DB, run.id, outText, metaText, usageJson(ctx), Date.now())
+  let first = true
+  if (pending) {
+    await insertFinishedRun(rt.env.DB, pending, { state: 'succeeded', output: outText, metadata: metaText, usage: usageJson(ctx), error: null, finishedAt: Date.now() })
+  } else {
+    first = await succeedRun(rt.env.DB, run.id, outText, metaText, usageJson(ctx), Date.now())
+  }
   if (first && run.workflow_id && run.output_variable_name) {
     const now = Date.now()
     const value = await encodeJson(rt.env.CACHE, `var:${ctx.account.id}:${run.workflow_id}:${run.output_variable_name}`, output)
@@ -278,7 +291,14 @@ export async function jobInput(env: Env, run: RunRow): Promise<Record<string, un
 }
 
 /** Builds the context an action runs with. */
-export function createContext(rt: Runtime, caller: Pick<Caller, 'account' | 'requestId' | 'workflowId'>, runId: string, queued: boolean): ActionContext {
+export function createContext(
+  rt: Runtime,
+  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId'>,
+  runId: string,
+  queued: boolean,
+  /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
+  persisted = true,
+): ActionContext {
   const db = rt.env.DB
   const log = rt.log.child({ run_id: runId })
   const controller = new AbortController()
@@ -299,6 +319,7 @@ export function createContext(rt: Runtime, caller: Pick<Caller, 'account' | 'req
       await setProgress(db, runId, JSON.stringify({ ...update, updated_at: new Date().toISOString() }), queued ? Date.now() + LEASE_MS : null)
     },
     async step(name, fn) {
+      if (!persisted) return fn()
       const stored = await getStep(db, runId, name)
       if (stored !== null) return (await decodeJson(rt.env.CACHE, stored)) as Awaited<ReturnType<typeof fn>>
       const value = await fn()
@@ -333,7 +354,8 @@ export function createContext(rt: Runtime, caller: Pick<Caller, 'account' | 'req
           created_at: Date.now(),
           started_at: Date.now(),
         })
-        const childCtx = createContext(rt, caller, childId, queued)
+        // Without a Workflow-Id, an agent's steps share a scope of their own run, so store_variable works inside agents.
+        const childCtx = createContext(rt, { ...caller, workflowId: caller.workflowId ?? `run:${runId}` }, childId, queued)
         try {
           const out = await child.run(parsed, childCtx)
           await succeedRun(db, childId, await encodeJson(rt.env.CACHE, `run:${childId}:output`, out), null, usageJson(childCtx), Date.now())
