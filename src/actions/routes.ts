@@ -15,6 +15,11 @@ import { agentAliasBody, AGENT_ALIAS } from './invoke_agent'
 const WORKFLOW_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
+/** Does the Prefer header ask for an asynchronous answer? */
+export function prefersAsync(prefer: string | undefined): boolean {
+  return (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async')
+}
+
 /** Reads `Prefer: wait=<s>` / `respond-async` into seconds to wait (capped by config). */
 export function waitSeconds(prefer: string | undefined, defaults: { queueWaitDefaultSeconds: number; queueWaitMaxSeconds: number }): number {
   let wait = defaults.queueWaitDefaultSeconds
@@ -58,6 +63,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
     workflowId,
     idempotencyKey,
     waitSeconds: waitSeconds(c.req.header('prefer'), c.get('config')),
+    respondAsync: prefersAsync(c.req.header('prefer')),
   }
 }
 

@@ -34,6 +34,8 @@ export interface Caller {
   idempotencyKey: string | null
   /** Seconds to wait for a queued run before answering 202; 0 answers at once. */
   waitSeconds: number
+  /** `Prefer: respond-async`: run any action through the queue and answer 202 at once. */
+  respondAsync?: boolean
 }
 
 export type CallOutcome =
@@ -50,12 +52,55 @@ export function userAgent(config: Config): string {
   return config.contactEmail ? `${SERVICE_AGENT.slice(0, -1)}; ${config.contactEmail})` : SERVICE_AGENT
 }
 
-/** Replaces secret fields with "[redacted]" before anything is stored. */
+/** Names that hold credentials wherever they appear (e.g. an agent's `password` parameter). */
+const SECRET_NAME = /pass(word|phrase)?$|secret|token|api[_-]?key|credential|authorization/i
+
+function redactDeep(value: unknown, depth: number): { value: unknown; changed: boolean } {
+  if (depth > 16 || value === null || typeof value !== 'object') return { value, changed: false }
+  let changed = false
+  if (Array.isArray(value)) {
+    const out = value.map((v) => {
+      const r = redactDeep(v, depth + 1)
+      changed ||= r.changed
+      return r.value
+    })
+    return { value: changed ? out : value, changed }
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    if (SECRET_NAME.test(k) && typeof v === 'string' && v !== '' && v !== REDACTED) {
+      out[k] = REDACTED
+      changed = true
+    } else {
+      const r = redactDeep(v, depth + 1)
+      changed ||= r.changed
+      out[k] = r.value
+    }
+  }
+  return { value: changed ? out : value, changed }
+}
+
+/**
+ * Replaces secrets with "[redacted]" before anything is stored: the action's declared secret fields,
+ * and any nested field whose name says it holds a credential (agent parameters such as `password`).
+ * Returns the same object when nothing was secret.
+ */
 export function redact(action: AnyAction, input: Record<string, unknown>): Record<string, unknown> {
-  if (!action.secretFields?.length) return input
-  const out = { ...input }
-  for (const field of action.secretFields) if (field in out) out[field] = REDACTED
-  return out
+  let out = input
+  for (const field of action.secretFields ?? []) {
+    if (field in out && out[field] !== undefined) {
+      if (out === input) out = { ...input }
+      out[field] = REDACTED
+    }
+  }
+  const nested: Record<string, unknown> = {}
+  let changed = false
+  for (const [k, v] of Object.entries(out)) {
+    const r = redactDeep(v, 0)
+    nested[k] = r.value
+    changed ||= r.changed
+  }
+  return changed ? nested : out
 }
 
 function stableStringify(value: unknown): string {
@@ -141,7 +186,7 @@ export function mayQueue(action: AnyAction): boolean {
 export async function callAction(rt: Runtime, caller: Caller, action: AnyAction, rawBody: Record<string, unknown>): Promise<CallOutcome> {
   const body = { ...rawBody }
   let callbackUrl: string | null = null
-  if (mayQueue(action) && 'callback_url' in body) {
+  if ((mayQueue(action) || caller.respondAsync) && 'callback_url' in body) {
     callbackUrl = validateCallbackUrl(rt, body.callback_url)
     delete body.callback_url
   }
@@ -150,7 +195,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const now = Date.now()
   const ctx = createContext(rt, caller, runId, false, Boolean(caller.idempotencyKey))
   if (action.precheck) await action.precheck(input, ctx)
-  const mode = await decideMode(action, input, ctx)
+  const mode = caller.respondAsync ? 'queued' : await decideMode(action, input, ctx)
   if (callbackUrl && mode === 'inline') {
     throw new ApiError('VALIDATION_FAILED', 'callback_url is only accepted when the action runs queued', [
       { path: '/callback_url', message: 'This call runs inline and answers in the response' },
