@@ -110,3 +110,25 @@ describe('queued runs under failure', () => {
     expect(run.attempts).toBe(2)
   })
 })
+
+describe('idempotency and progress of queued runs', () => {
+  it('answers a duplicate with the same run while the first is still running, and shows progress', async () => {
+    const pds = new FakeAtproto()
+    mockFetch(pds.handle, flakyYouTube(0))
+    const { token } = await newCaller('dup-running')
+    const agent = await request('POST', '/v1/agents', { token, body: announceAgent })
+    const body = { id: agent.body.response.id, input: { handle: alice.handle, app_password: alice.password, video_url: `https://youtu.be/${VIDEO_ID}` } }
+    const headers = { prefer: 'respond-async', 'idempotency-key': 'announce-1' }
+    const [first, second] = await Promise.all([action('invoke_agent', body, token, headers), action('invoke_agent', body, token, headers)])
+    expect(first.status).toBe(202)
+    expect(second.status).toBe(202)
+    expect(second.body.response.run_id).toBe(first.body.response.run_id)
+    const done = await request('GET', `/v1/runs/${first.body.response.run_id}?wait=30`, { token })
+    expect(done.body.response.state).toBe('succeeded')
+    expect(done.body.response.progress).toMatchObject({ agent: agent.body.response.id, step: 'transcript', steps_total: 2 })
+    expect(pds.records).toHaveLength(1)
+    const third = await action('invoke_agent', body, token, { 'idempotency-key': 'announce-1' })
+    expect(third.status).toBe(200)
+    expect(third.body.response.metadata.id).toBe(VIDEO_ID)
+  })
+})
