@@ -59,14 +59,15 @@ wrangler(['d1', 'execute', 'DB', '--local', '--file', join('.wrangler', 'seed.sq
 const portIndex = args.findIndex((a) => a === '--port' || a.startsWith('--port='))
 const port = portIndex < 0 ? '8787' : args[portIndex].includes('=') ? args[portIndex].split('=')[1] : args[portIndex + 1]
 const adminVar = args.map((a, i) => (args[i - 1] === '--var' ? a : null)).find((v) => v?.startsWith('ADMIN_TOKEN:'))
-const adminToken = adminVar ? adminVar.slice('ADMIN_TOKEN:'.length) : devVars.ADMIN_TOKEN
+// The admin CLI reads .dev.vars by itself; a token passed with --var has to be given to it.
+const adminHint = adminVar ? 'ADMIN_TOKEN=<the value passed with --var> ' : devVars.ADMIN_TOKEN ? '' : 'ADMIN_TOKEN=<set one> '
 console.log(`
 Seeded ${agents.length} demo agents. Demo account ${SEED_ACCOUNTS.demo.id}, token (kept in ${tokenFile}):
 
   export TOKEN=${token}
   curl -s http://localhost:${port}/v1/action/search -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"query":"youtube transcript"}'
 
-More accounts and tokens: ADMIN_TOKEN=${adminToken ? '<see .dev.vars>' : '<unset>'} npm run admin -- --url http://localhost:${port} accounts create "My team"
+More accounts and tokens: ${adminHint}npm run admin -- --url http://localhost:${port} accounts create "My team"
 `)
 const child = spawn('wrangler', ['dev', ...args], { stdio: 'inherit' })
 child.on('exit', (code) => process.exit(code ?? 0))
