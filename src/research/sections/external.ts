@@ -6,6 +6,7 @@ import { listJobs } from '../../providers/jobs/client'
 import { findBoards, type JobPosting } from '../../providers/jobs/transform'
 import { summarizeRanks, trancoRanks } from '../../providers/tranco/client'
 import { stringValues, tickers } from '../../providers/wikidata/transform'
+import { UpstreamError } from '../../providers/errors'
 import { ldOfType } from '../html'
 import { companyName, wikidataCompany } from '../shared'
 import { feed, homepage, page } from '../site'
@@ -79,7 +80,7 @@ export const news: SectionProvider = {
       notes.push(`The company feed could not be read: ${(err as Error).message}`)
     }
     if (!articles.length && !posts?.items.length) {
-      if (notes.length && !sources.length) throw new Error(notes.join(' '))
+      if (notes.length && !sources.length) throw new UpstreamError('news sources', 'status', notes.join(' '))
       return unavailable(`No recent news found for ${name ?? inputs.domain}.${notes.length ? ' ' + notes.join(' ') : ''}`, sources, notes.length === 0)
     }
     return ok({ query: newsQuery(name, inputs.domain), articles, company_posts: posts?.items.slice(0, 20) ?? [] }, sources, notes.join(' ') || 'Articles are matched by company name in GDELT coverage of the last three months.')
@@ -136,7 +137,7 @@ export const jobOpenings: SectionProvider = {
       })
     }
     if (!boards.length && !jobs.length) return unavailable(`No Greenhouse, Lever or Ashby board or JobPosting data is linked from ${inputs.domain}'s careers page.`, sources)
-    if (!jobs.length && notes.length) throw new Error(notes.join(' '))
+    if (!jobs.length && notes.length) throw new UpstreamError('job boards', 'status', notes.join(' '))
     return ok({ boards, count: jobs.length, jobs }, sources, notes.join(' ') || null)
   },
 }

@@ -289,6 +289,7 @@ export const contact: SectionProvider = {
         if (l.href.startsWith('mailto:')) emails.add(decodeURIComponent(l.href.slice(7).split('?')[0]).toLowerCase())
         if (l.href.startsWith('tel:')) phones.add(decodeURIComponent(l.href.slice(4)).trim())
       }
+    for (const c of points) if (c.email) emails.add(c.email.replace(/^mailto:/, '').toLowerCase())
     for (const o of orgs) {
       if (str(o.email)) emails.add(str(o.email)!.replace(/^mailto:/, '').toLowerCase())
       if (str(o.telephone)) phones.add(str(o.telephone)!)
