@@ -14,6 +14,7 @@ import { rateLimit } from './http/rate-limit'
 import type { AppEnv } from './http/types'
 import { createLogger, errorFields } from './runtime/log'
 import { runRoutes } from './runtime/routes'
+import { artifactRoutes } from './research/routes'
 
 /** The Worker's HTTP app: middleware order, routes, and the one error handler. */
 export function createApp() {
@@ -41,6 +42,7 @@ export function createApp() {
   app.route('/v1/runs', authed().route('/', runRoutes()))
   app.route('/v1/integrations/llm', authed().route('/', llmKeyRoutes()))
   app.route('/v1/integrations/crm', authed().route('/', crmRoutes()))
+  app.route('/v1/artifacts', authed().route('/', artifactRoutes()))
 
   app.notFound((c) => errorResponse(c, new ApiError('NOT_FOUND', `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`)))
   app.onError((err, c) => {

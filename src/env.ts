@@ -66,4 +66,16 @@ export interface Env {
   YOUTUBE_PROXY_URL?: string
   /** Secret. Sent to YOUTUBE_PROXY_URL as `Authorization: Bearer <token>` when set. */
   YOUTUBE_PROXY_TOKEN?: string
+  /** Login of the DataForSEO API (search_keywords section of company research). */
+  DATAFORSEO_LOGIN?: string
+  /** Secret. Password of the DataForSEO API. */
+  DATAFORSEO_PASSWORD?: string
+  /** Secret. Trustpilot API key (reviews section of company research). */
+  TRUSTPILOT_API_KEY?: string
+  /** Secret. Crunchbase API v4 key (funding_history section of company research). */
+  CRUNCHBASE_API_KEY?: string
+  /** Cloudflare account id for the Browser Rendering REST API (homepage_screenshot section). */
+  CF_ACCOUNT_ID?: string
+  /** Secret. Cloudflare API token with Browser Rendering - Edit permission (homepage_screenshot section). */
+  CF_BROWSER_RENDERING_TOKEN?: string
 }

@@ -8,6 +8,10 @@ import { crmLookupObjectAction } from './crm_lookup_object'
 import { crmUpdateObjectAction } from './crm_update_object'
 import { getVideoTranscriptAction } from './get_video_transcript'
 import { postToSocialAction } from './post_to_social'
+import { companyResearchAction } from './company_research'
+import { companyResearchStartAction } from './company_research_start'
+import { companyResearchStatusAction } from './company_research_status'
+import { companyResearchReportAction } from './company_research_report'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -21,6 +25,10 @@ export const actions: readonly AnyAction[] = [
   crmLookupObjectAction,
   getVideoTranscriptAction,
   postToSocialAction,
+  companyResearchAction,
+  companyResearchStartAction,
+  companyResearchStatusAction,
+  companyResearchReportAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))

@@ -1,0 +1,42 @@
+import type { ActionContext } from '../../runtime/context'
+import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
+import { readJson } from '../web/fetch'
+import { cikForTicker, padCik, type CompanyFacts, type TickerFile } from './transform'
+
+const SERVICE = 'SEC EDGAR'
+export const TICKERS_URL = 'https://www.sec.gov/files/company_tickers.json'
+export const companyFactsUrl = (cik: string) => `https://data.sec.gov/api/xbrl/companyfacts/CIK${padCik(cik)}.json`
+
+/** EDGAR's fair-access policy asks for a User-Agent naming the caller with a contact address. */
+function headers(ctx: ActionContext): Record<string, string> {
+  if (!ctx.config.contactEmail) throw new NotConfiguredError('CONTACT_EMAIL', 'SEC EDGAR requires a User-Agent with a contact address: set CONTACT_EMAIL')
+  return { 'user-agent': `AgentActionAPI/0.1 ${ctx.config.contactEmail}`, accept: 'application/json' }
+}
+
+async function getJson<T>(ctx: ActionContext, url: string): Promise<T | null> {
+  const res = await ctx.fetch(url, { service: SERVICE, headers: headers(ctx), timeoutMs: 20_000, maxBytes: 40 * 1024 * 1024 })
+  if (res.status === 404) {
+    await res.body?.cancel()
+    return null
+  }
+  if (res.status === 403) {
+    await res.body?.cancel()
+    throw new ProviderError('forbidden', 'SEC EDGAR refused the request (403): check that CONTACT_EMAIL is a real contact address')
+  }
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new UpstreamError(SERVICE, 'status', `${SERVICE} answered ${res.status}`, res.status)
+  }
+  return readJson<T>(res, SERVICE)
+}
+
+/** The CIK of a ticker from the SEC's company_tickers.json. */
+export async function lookupTicker(ctx: ActionContext, ticker: string): Promise<{ cik: string; title: string } | null> {
+  const file = await getJson<TickerFile>(ctx, TICKERS_URL)
+  return file ? cikForTicker(file, ticker) : null
+}
+
+/** XBRL company facts of a CIK, or null when EDGAR has none. */
+export function companyFacts(ctx: ActionContext, cik: string): Promise<CompanyFacts | null> {
+  return getJson<CompanyFacts>(ctx, companyFactsUrl(cik))
+}

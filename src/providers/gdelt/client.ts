@@ -1,0 +1,22 @@
+import type { ActionContext } from '../../runtime/context'
+import { UpstreamError } from '../errors'
+import { readText } from '../web/fetch'
+import { articlesOf, type ArtList, type NewsArticle } from './transform'
+
+const SERVICE = 'GDELT'
+export const DOC_API = 'https://api.gdeltproject.org/api/v2/doc/doc'
+
+/** Recent articles (last 3 months) matching a query, newest first. */
+export async function searchNews(ctx: ActionContext, query: string, max = 20): Promise<{ articles: NewsArticle[]; url: string }> {
+  const url = `${DOC_API}?query=${encodeURIComponent(query)}&mode=artlist&format=json&maxrecords=${max}&sort=datedesc&timespan=3months`
+  const res = await ctx.fetch(url, { service: SERVICE, timeoutMs: 20_000 })
+  const text = await readText(res, SERVICE)
+  if (!res.ok) throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)
+  // GDELT answers query problems ("phrase too short") as plain text with status 200.
+  if (!text.trim().startsWith('{')) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} rejected the query: ${text.trim().slice(0, 160)}`)
+  try {
+    return { articles: articlesOf(JSON.parse(text) as ArtList), url }
+  } catch {
+    throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered with a body that is not JSON`)
+  }
+}

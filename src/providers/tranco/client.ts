@@ -1,0 +1,29 @@
+import type { ActionContext } from '../../runtime/context'
+import { UpstreamError } from '../errors'
+import { readJson } from '../web/fetch'
+
+const SERVICE = 'Tranco'
+
+/** Tranco's `GET /api/ranks/domain/<domain>` answer: the domain's rank in recent daily lists. */
+export interface TrancoRanks {
+  domain: string
+  ranks: { date: string; rank: number }[]
+}
+
+/** Ranks sorted oldest first, with the latest and best rank; null when the domain is not in the list. */
+export function summarizeRanks(body: TrancoRanks): { latest: { date: string; rank: number }; best: number; history: { date: string; rank: number }[] } | null {
+  const history = [...(body.ranks ?? [])].filter((r) => Number.isFinite(r.rank)).sort((a, b) => a.date.localeCompare(b.date))
+  if (!history.length) return null
+  return { latest: history[history.length - 1], best: Math.min(...history.map((r) => r.rank)), history }
+}
+
+/** The Tranco ranks of a domain (research-grade top-sites list; a rank, not a visit count). */
+export async function trancoRanks(ctx: ActionContext, domain: string): Promise<{ body: TrancoRanks; url: string }> {
+  const url = `https://tranco-list.eu/api/ranks/domain/${encodeURIComponent(domain)}`
+  const res = await ctx.fetch(url, { service: SERVICE, headers: { accept: 'application/json' }, timeoutMs: 10_000 })
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)
+  }
+  return { body: await readJson<TrancoRanks>(res, SERVICE), url }
+}

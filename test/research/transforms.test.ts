@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { recordsOf } from '../../src/providers/dns/transform'
+import { annualFigures, cikForTicker } from '../../src/providers/edgar/transform'
+import { articlesOf, seenDate } from '../../src/providers/gdelt/transform'
+import { findBoards, fromAshby, fromLever } from '../../src/providers/jobs/transform'
+import { dateValue, latestQuantity, tickers, websiteQuery, type WikidataEntity } from '../../src/providers/wikidata/transform'
+import { normalizeDomain } from '../../src/research/domain'
+import { parseFeed } from '../../src/research/site'
+import { detectTechnologies, FINGERPRINT_COUNT } from '../../src/research/tech'
+import { timelineSvg } from '../../src/research/timeline'
+import companyFacts from '../fixtures/edgar/companyfacts.json'
+import tickerFile from '../fixtures/edgar/company_tickers.json'
+import artlist from '../fixtures/gdelt/artlist.json'
+import ashby from '../fixtures/jobs/ashby.json'
+import lever from '../fixtures/jobs/lever.json'
+import dnsTxt from '../fixtures/dns/txt.json'
+import entities from '../fixtures/wikidata/entities.json'
+import type { CompanyFacts } from '../../src/providers/edgar/transform'
+
+describe('domain normalization', () => {
+  it.each([
+    ['Example.COM', 'example.com'],
+    ['https://www.example.com/', 'example.com'],
+    ['http://shop.example.co.uk', 'shop.example.co.uk'],
+    ['example.com.', 'example.com'],
+    ['bücher.de', 'xn--bcher-kva.de'],
+  ])('normalizes %s to %s', (input, expected) => {
+    expect(normalizeDomain(input)).toBe(expected)
+  })
+  it.each(['10.0.0.1', '[::1]', 'example.com/path', 'example', 'exa mple.com', 'mailto:a@b.com', 'user@example.com', 'example.123'])('rejects %s', (input) => {
+    expect(() => normalizeDomain(input)).toThrow(/domain/)
+  })
+})
+
+describe('provider transforms', () => {
+  it('reads the last fiscal years from EDGAR company facts, ignoring quarterly values', () => {
+    const years = annualFigures(companyFacts as CompanyFacts)
+    expect(years.map((y) => y.fiscal_year)).toEqual([2024, 2023])
+    expect(years[1]).toMatchObject({ revenue_usd: 410000000, net_income_usd: -20000000, net_margin: -0.0488, gross_margin: null })
+    expect(cikForTicker(tickerFile, 'acme')).toEqual({ cik: '0009990001', title: 'Acme Robotics Inc.' })
+  })
+
+  it('reads Wikidata dates at their precision, the latest quantity and tickers', () => {
+    const e = (entities as { entities: Record<string, WikidataEntity> }).entities.Q999001
+    expect(dateValue(e, 'P571')).toBe('2011-03-15')
+    expect(latestQuantity(e, 'P1128')).toEqual({ value: 1200, as_of: '2024-12-31' })
+    expect(tickers({ id: 'Q1', claims: { P414: [{ mainsnak: { datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } }, qualifiers: { P249: [{ datavalue: { type: 'string', value: 'ACME' } }] } }] } })).toEqual([{ ticker: 'ACME', exchange: 'Q13677' }])
+    expect(websiteQuery('a.example')).toContain('<https://www.a.example/>')
+  })
+
+  it('deduplicates GDELT articles and converts seen dates', () => {
+    expect(articlesOf(artlist)).toHaveLength(2)
+    expect(seenDate('20261012T091500Z')).toBe('2026-10-12T09:15:00Z')
+  })
+
+  it('finds job boards in links and reads Lever and Ashby postings', () => {
+    expect(findBoards(['https://jobs.lever.co/acme', 'https://boards.greenhouse.io/embed/job_board?for=acme', 'https://jobs.ashbyhq.com/acme/abc', 'https://example.com/jobs'])).toEqual([
+      { kind: 'lever', token: 'acme' },
+      { kind: 'greenhouse', token: 'acme' },
+      { kind: 'ashby', token: 'acme' },
+    ])
+    expect(fromLever(lever)[0]).toMatchObject({ title: 'Account Executive', location: 'New York', department: 'Sales', employment_type: 'Full-time' })
+    expect(fromAshby(ashby).map((j) => j.title)).toEqual(['Product Designer'])
+  })
+
+  it('joins split TXT strings and detects SaaS verification records', () => {
+    const txt = recordsOf(dnsTxt, 'TXT')
+    expect(txt).toContain('slack-domain-verification=xyz789')
+    expect(detectTechnologies({ txt, mx: [] }).map((d) => d.name)).toEqual(expect.arrayContaining(['Google Workspace', 'SendGrid', 'Atlassian', 'Slack']))
+    expect(FINGERPRINT_COUNT).toBeGreaterThanOrEqual(80)
+  })
+
+  it('parses RSS and Atom items', () => {
+    const atom = '<feed><entry><title>Hello</title><link href="https://a.example/1"/><updated>2026-01-02T03:04:05Z</updated></entry></feed>'
+    expect(parseFeed(atom)).toEqual([{ title: 'Hello', url: 'https://a.example/1', date: '2026-01-02T03:04:05.000Z' }])
+  })
+
+  it('escapes milestone text in the timeline SVG', () => {
+    const svg = timelineSvg('A<b>', [{ date: '2020', label: '<script>alert(1)</script>', kind: 'news', source: 'https://a.example' }])
+    expect(svg).not.toContain('<script>')
+    expect(svg).toContain('&lt;script&gt;')
+  })
+})
