@@ -280,7 +280,7 @@ function resourcePaths(): Record<string, unknown> {
     '/v1/integrations/llm/{provider}': {
       parameters: [pathParam('provider', 'Model provider', { type: 'string', examples: ['openai', 'anthropic', 'openai_compatible'] })],
       get: authed({ operationId: 'getModelKey', summary: 'A connected model key', responses: { ...ok('The key (hint only)', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Integrations'),
-      put: authed({ operationId: 'putModelKey', summary: 'Connect a model key (stored encrypted)', requestBody: jsonBody(LlmKeyBody, [{ api_key: 'sk-...' }]), responses: { ...ok('The key (hint only)', anyObject), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } }, 'Integrations'),
+      put: authed({ operationId: 'putModelKey', summary: 'Connect a model key (stored encrypted)', requestBody: jsonBody(LlmKeyBody, [{ api_key: 'sk-proj-...' }]), responses: { ...ok('The key (hint only)', anyObject), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } }, 'Integrations'),
       delete: authed({ operationId: 'deleteModelKey', summary: 'Disconnect a model key', responses: { ...ok('Removed', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Integrations'),
     },
     '/v1/integrations/crm': {
@@ -446,7 +446,6 @@ let cached: Record<string, unknown> | undefined
 export function openApiDocument(): Record<string, unknown> {
   cached ??= {
     openapi: '3.1.1',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Agent Action API',
       version: '1.0.0',
