@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('the /docs page in headless Chromium', () => {
   it('renders every action of the OpenAPI document', async () => {
-    const doc = await (await fetch(`${url}/v1/openapi.json`)).json()
+    const doc = (await (await fetch(`${url}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> }
     const expected = Object.keys(doc.paths)
       .filter((p) => p.startsWith('/v1/action/') && !p.includes('{'))
       .map((p) => p.slice('/v1/action/'.length))

@@ -1,4 +1,4 @@
-import { validate as validateOas31, type OutputUnit } from '@hyperjump/json-schema/openapi-3-1'
+import { validate as validateOas31 } from '@hyperjump/json-schema/openapi-3-1'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
@@ -24,8 +24,8 @@ function ajv() {
 
 describe('the OpenAPI document', () => {
   it('is valid against the OpenAPI 3.1 JSON schema, Schema Objects included', async () => {
-    const output: OutputUnit = await validateOas31(OAS31_SCHEMA_BASE, doc, 'BASIC')
-    const errors = (output.errors ?? []).slice(0, 10).map((e) => `${e.instanceLocation} ${e.keyword}`)
+    const output = await validateOas31(OAS31_SCHEMA_BASE, doc, 'BASIC')
+    const errors = output.valid ? [] : (output.errors ?? []).slice(0, 10).map((e) => `${e.instanceLocation} ${e.keyword}`)
     expect(errors).toEqual([])
     expect(output.valid).toBe(true)
   })

@@ -5,7 +5,7 @@
 import type { TestProject } from 'vitest/node'
 import { createBenchToken, startDevServer } from '../../scripts/lib/devserver.mjs'
 import { buildSeed, renderSql } from '../../scripts/seed/build.mjs'
-import agents from '../../scripts/seed/demo-agents.json' with { type: 'json' }
+import agents from '../../scripts/seed/demo-agents.json'
 
 declare module 'vitest' {
   export interface ProvidedContext {
