@@ -1,32 +1,55 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Two projects, one `npm test`: `worker` runs the suite inside workerd (miniflare); `node` runs the
+ * few tests that need Node (an OpenAPI validator that compiles code, Chromium, the MCP SDK client)
+ * against the Worker under `wrangler dev`, started once by test/node/global-setup.ts.
+ */
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./migrations')
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: './wrangler.toml' },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: 'test-admin-token-0123456789',
-            ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
-            WEBHOOK_SIGNING_SECRET: 'test-webhook-secret',
-            QUEUE_RETRY_BASE_SECONDS: '0',
-            QUEUE_WAIT_DEFAULT_SECONDS: '10',
-          },
-          // Tests never touch the internet: anything that reaches here was not mocked by a test.
-          outboundService: (request: Request) =>
-            new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
-        },
-      }),
-    ],
     test: {
-      include: ['test/**/*.test.ts'],
-      setupFiles: ['./test/setup.ts'],
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: 'test-admin-token-0123456789',
+                  ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+                  WEBHOOK_SIGNING_SECRET: 'test-webhook-secret',
+                  QUEUE_RETRY_BASE_SECONDS: '0',
+                  QUEUE_WAIT_DEFAULT_SECONDS: '10',
+                },
+                // Tests never touch the internet: anything that reaches here was not mocked by a test.
+                outboundService: (request: Request) =>
+                  new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
+              },
+            }),
+          ],
+          test: {
+            name: 'worker',
+            include: ['test/**/*.test.ts'],
+            exclude: ['test/**/*.node.test.ts'],
+            setupFiles: ['./test/setup.ts'],
+            testTimeout: 30_000,
+            hookTimeout: 30_000,
+          },
+        },
+        {
+          test: {
+            name: 'node',
+            environment: 'node',
+            include: ['test/**/*.node.test.ts'],
+            globalSetup: ['./test/node/global-setup.ts'],
+            testTimeout: 60_000,
+            hookTimeout: 120_000,
+          },
+        },
+      ],
     },
   }
 })

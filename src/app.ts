@@ -5,6 +5,7 @@ import { adminRoutes } from './auth/admin-routes'
 import { requireAuth } from './auth/principal'
 import { tokenRoutes } from './auth/token-routes'
 import { crmRoutes } from './crm/routes'
+import { mcpRoutes, referenceRoutes } from './interfaces/routes'
 import { errorResponse } from './http/envelope'
 import { ApiError } from './http/errors'
 import { toApiError } from './http/map-error'
@@ -25,6 +26,8 @@ export function createApp() {
     c.json({ status: 200, response: { service: 'agent-action-api', docs: '/docs', openapi: '/v1/openapi.json', actions: '/v1/action/<name>' } }),
   )
   app.get('/healthz', (c) => c.json({ status: 200, response: { ok: true } }))
+  app.route('/', referenceRoutes())
+  app.route('/mcp', mcpRoutes())
   app.route('/v1/action', actionRoutes())
   app.route('/v1/admin', adminRoutes())
 

@@ -10,7 +10,7 @@ import { connectHubSpot, connectionView, describeConnection, disconnect, guessTo
 import { normalizeObjectType, parseAssociations, parsePropertyValues } from './input'
 import { OBJECT_TYPES, type ObjectType } from './types'
 
-const ConnectBody = z.strictObject({
+export const ConnectBody = z.strictObject({
   provider: z.literal('hubspot').describe('The CRM to connect; "hubspot"'),
   access_token: z
     .string()
@@ -23,7 +23,7 @@ const ConnectBody = z.strictObject({
   verify: z.boolean().default(true).describe('Check the token against HubSpot before storing it. Default true.'),
 })
 
-const CreateObjectBody = z.strictObject({
+export const CreateObjectBody = z.strictObject({
   properties: z
     .union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])), z.string().max(200_000)])
     .describe('Properties: an object or its JSON text, or key=value lines'),

@@ -1,4 +1,4 @@
-import { agentDescriptor } from '../../agents/descriptor'
+import { formatAgent } from '../../agents/formats'
 import { searchCatalog } from '../../agents/search'
 import { defineAction } from '../define'
 import { SearchInput } from './schema'
@@ -8,11 +8,14 @@ export const searchAction = defineAction({
   name: 'search',
   summary: 'Search agents',
   description:
-    'Lists agents matching a text query under a visibility filter, best first. Each hit is an OpenAI-style function descriptor named invoke_agent_<id>; call it at POST /v1/action/invoke_agent_<id>.',
+    'Lists agents matching a text query under a visibility filter, best first. Each hit is an OpenAI-style function descriptor named invoke_agent_<id>; call it at POST /v1/action/invoke_agent_<id>. `format` gives the same hits as Anthropic or MCP tools.',
   input: SearchInput,
   hints: { readOnly: true, idempotent: true },
   mode: 'inline',
-  examples: [{ query: 'youtube transcript', status: 'public', limit: 5, page: 0 }],
+  examples: [
+    { query: 'youtube transcript', status: 'public', limit: 5, page: 0 },
+    { query: 'company research', status: 'all', format: 'anthropic' },
+  ],
   async run(input, ctx) {
     const hits = await searchCatalog(ctx.db, {
       viewer: { accountId: ctx.account.id, teamIds: ctx.account.teamIds },
@@ -21,6 +24,6 @@ export const searchAction = defineAction({
       limit: input.limit,
       page: input.page,
     })
-    return hits.map((h) => agentDescriptor(h, h.score))
+    return hits.map((h) => formatAgent(h, h.score, input.format))
   },
 })

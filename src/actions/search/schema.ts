@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** Tool-descriptor formats a search can answer in (src/agents/formats.ts builds them). */
+export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const
+
 export const SearchInput = z.strictObject({
   query: z.string().max(10_000).optional().describe('Text matched against agent names, descriptions and parameters; empty lists by popularity'),
   status: z.enum(['public', 'private', 'team', 'all']).default('public').describe('Visibility filter; "all" is every agent the caller may see'),
@@ -11,4 +14,8 @@ export const SearchInput = z.strictObject({
     .transform((n) => Math.min(n, 100))
     .describe('Results per page, 1-100 (larger values are capped at 100)'),
   page: z.number().int().min(0).default(0).describe('Zero-indexed page number'),
+  format: z
+    .enum(TOOL_FORMATS)
+    .default('openai')
+    .describe('Descriptor format of each hit: "openai" (the spec\'s function descriptor), "anthropic" ({name, description, input_schema}) or "mcp" (an MCP tool)'),
 })

@@ -1,0 +1,131 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Context } from 'hono'
+import type { AnyAction } from '../actions/define'
+import { AGENT_ALIAS, agentAliasBody } from '../actions/invoke_agent'
+import { actions, getAction } from '../actions/registry'
+import { callerOf, runtimeOf } from '../actions/routes'
+import { agentDescriptor } from '../agents/descriptor'
+import { agentAnnotations, toMcp, type ToolAnnotations } from '../agents/formats'
+import { searchCatalog } from '../agents/search'
+import { ApiError } from '../http/errors'
+import { toApiError } from '../http/map-error'
+import type { AppEnv } from '../http/types'
+import { callAction, mayQueue, type CallOutcome } from '../runtime/execute'
+import { inputSchema } from './openapi'
+
+/** Agents per tools/list page (the cursor is the page number). */
+const AGENTS_PER_PAGE = 100
+/** MCP clients wait on a tool call; queued actions answer with their run after at most this long. */
+const MCP_WAIT_SECONDS = 5
+
+/** MCP tool name of an action: vendors accept only [a-zA-Z0-9_-], so dots become underscores. */
+export function toolName(action: AnyAction): string {
+  return action.name.replace(/[^a-zA-Z0-9_-]/g, '_')
+}
+
+const actionByTool = new Map(actions.map((a) => [toolName(a), a]))
+
+function actionAnnotations(a: AnyAction): ToolAnnotations {
+  return {
+    title: a.summary,
+    readOnlyHint: a.hints.readOnly === true,
+    destructiveHint: a.hints.destructive === true,
+    idempotentHint: a.hints.idempotent === true || a.hints.readOnly === true,
+    // Everything but the service's own variables reaches outside (web, CRM, models, social networks).
+    openWorldHint: !(a.hints.readOnly === true && !a.hints.sideEffect && a.name.endsWith('_variable')),
+  }
+}
+
+/** The MCP tool of a registered action. */
+export function actionTool(a: AnyAction): Tool {
+  const schema = inputSchema(a.input) as Tool['inputSchema']
+  if (mayQueue(a)) {
+    schema.properties = {
+      ...(schema.properties ?? {}),
+      callback_url: { type: 'string', description: 'HTTPS URL that receives the result when the run finishes (queued runs only)' },
+    }
+  }
+  return { name: toolName(a), title: a.summary, description: a.description ?? a.summary, inputSchema: schema, annotations: actionAnnotations(a) }
+}
+
+/** Renders a pipeline outcome as an MCP tool result (errors are results with isError, so models can recover). */
+export function toolResult(outcome: CallOutcome): CallToolResult {
+  if (outcome.kind === 'done') {
+    const { response, metadata } = outcome.presented
+    const structured = { status: 200, run_id: outcome.runId, response, ...(metadata === undefined ? {} : { metadata }) }
+    return { content: [{ type: 'text', text: typeof response === 'string' ? response : JSON.stringify(response) }], structuredContent: structured }
+  }
+  if (outcome.kind === 'failed') return errorResult(outcome.error)
+  const poll = `/v1/runs/${outcome.runId}`
+  return {
+    content: [{ type: 'text', text: `Still ${outcome.state}: run ${outcome.runId}. Fetch GET ${poll}?wait=30 with the same token for the result.` }],
+    structuredContent: { status: 202, response: { run_id: outcome.runId, state: outcome.state, poll } },
+  }
+}
+
+function errorResult(err: ApiError): CallToolResult {
+  const details = err.details.map((d) => `${d.path}: ${d.message}`).join('; ')
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${err.code} (${err.status}): ${err.message}${details ? ` [${details}]` : ''}` }],
+    structuredContent: { status: err.status, response: null, error: err.message, code: err.code, details: err.details },
+  }
+}
+
+async function listTools(c: Context<AppEnv>, cursor: string | undefined): Promise<{ tools: Tool[]; nextCursor?: string }> {
+  const page = cursor === undefined ? 0 : Number(cursor)
+  if (!Number.isInteger(page) || page < 0 || page > 1e6) throw new McpError(ErrorCode.InvalidParams, 'cursor is not a cursor this server returned')
+  const p = c.get('principal')
+  const agents = await searchCatalog(c.env.DB, { viewer: { accountId: p.accountId, teamIds: p.teamIds }, query: '', filter: 'all', limit: AGENTS_PER_PAGE, page })
+  const tools = agents.map((a) => {
+    const { _meta, ...tool } = toMcp(agentDescriptor(a, a.score), agentAnnotations(a))
+    return { ...tool, _meta: _meta as Record<string, unknown> } satisfies Tool
+  })
+  return {
+    tools: page === 0 ? [...actions.map(actionTool), ...tools] : tools,
+    ...(agents.length === AGENTS_PER_PAGE ? { nextCursor: String(page + 1) } : {}),
+  }
+}
+
+async function callTool(c: Context<AppEnv>, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const direct = actionByTool.get(name)
+  const alias = direct ? null : AGENT_ALIAS.exec(name)
+  const action = direct ?? (alias ? getAction('invoke_agent') : undefined)
+  if (!action) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 200)}"; tools/list names every tool`)
+  try {
+    const base = callerOf(c)
+    const caller = { ...base, waitSeconds: Math.min(base.waitSeconds, MCP_WAIT_SECONDS) }
+    const body = alias ? agentAliasBody(alias[1], args) : args
+    return toolResult(await callAction(runtimeOf(c), caller, action, body))
+  } catch (err) {
+    const api = toApiError(err)
+    if (api) return errorResult(api)
+    throw err
+  }
+}
+
+/** Refuses browser requests from other origins (DNS-rebinding and cross-site calls), as the MCP transport spec asks. */
+export function checkOrigin(c: Context<AppEnv>): void {
+  const origin = c.req.header('origin')
+  if (origin === undefined) return
+  if (origin !== new URL(c.req.url).origin) throw new ApiError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call this MCP server`)
+}
+
+/**
+ * `POST /mcp`: a stateless Streamable HTTP MCP server (a fresh server per request, JSON answers).
+ * Tools are the actions and the agents the token can see; calls go through the action pipeline.
+ */
+export async function handleMcp(c: Context<AppEnv>): Promise<Response> {
+  const server = new Server({ name: 'agent-action-api', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } })
+  server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(c, req.params?.cursor))
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(c, req.params.name, req.params.arguments ?? {}))
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(c.req.raw)
+  } finally {
+    c.executionCtx.waitUntil(server.close())
+  }
+}
