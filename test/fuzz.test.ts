@@ -118,7 +118,7 @@ describe('property-based bad input', () => {
           fc.record({ body: invalidBody(fields), headers: fc.constant({ 'content-type': 'application/json' }), auth: fc.oneof(fc.constant(''), fc.string({ maxLength: 80 }).map((s) => `Bearer ${s}`)) }),
         ),
         async ({ body, headers, auth }) => {
-          const h = { 'content-type': 'application/json', ...headers }
+          const h: Record<string, string> = { 'content-type': 'application/json', ...headers }
           if (h['workflow-id'] === undefined && body.includes('{{')) h['workflow-id'] = 'fuzz-flow'
           const r = await send('POST', `/v1/action/${name}`, body, h, auth || null)
           expectEnvelope(r)
