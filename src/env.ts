@@ -28,4 +28,8 @@ export interface Env {
   ALLOW_PRIVATE_FETCH?: string
   /** Contact put in the outbound User-Agent (EDGAR and others ask for one). */
   CONTACT_EMAIL?: string
+  /** Content audit: pages fetched at once per crawl (1-16, default 4). */
+  CRAWL_CONCURRENCY?: string
+  /** Content audit: pages one Queue message fetches before the crawl continues in the next (5-1000, default 50). */
+  CRAWL_PAGES_PER_MESSAGE?: string
 }

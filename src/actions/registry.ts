@@ -2,6 +2,7 @@ import type { AnyAction } from './define'
 import { getVariableAction, storeVariableAction } from './variables'
 import { invokeAgentAction } from './invoke_agent'
 import { searchAction } from './search'
+import { contentAuditAction } from './content_audit'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -9,6 +10,7 @@ export const actions: readonly AnyAction[] = [
   invokeAgentAction,
   storeVariableAction,
   getVariableAction,
+  contentAuditAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))
