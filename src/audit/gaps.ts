@@ -4,7 +4,7 @@ import { terms } from './text'
 /** Deterministic content-gap analysis computed from the crawl. */
 export interface ContentGaps {
   method: string
-  /** Topics many pages mention but no page targets (in its title, H1 or URL). */
+  /** Two-word topics many pages mention but no page targets (in its title, H1 or URL). */
   uncovered_topics: { topic: string; mentioned_on: number; example_pages: string[] }[]
   /** URL sections with few pages or little text. */
   thin_sections: { section: string; pages: number; average_words: number; reason: string }[]
@@ -17,7 +17,7 @@ export interface ContentGaps {
 }
 
 export const GAP_METHOD =
-  'uncovered_topics: phrases (1-2 content words) in the main text of at least max(3, 10% of) indexable pages that no page has in its title, H1 or URL; ' +
+  'uncovered_topics: two-word phrases said at least twice in the main text of at least max(3, 10% of) the indexable pages (and not nearly all of them) that no page has in its title, H1 or URL; ' +
   'thin_sections: first URL path segments with at most 2 pages or under 300 words per page on average; ' +
   'missing_pages: internal link targets that answered 4xx/5xx, with the anchor texts that name them; ' +
   'unanswered_questions: question-shaped headings without a direct answer below.'
@@ -44,7 +44,7 @@ export function findGaps(primary: CrawledPage[], all: CrawledPage[]): ContentGap
   const df = new Map<string, string[]>()
   for (const p of primary) {
     for (const [term, count] of p.rec.html!.terms) {
-      if (count < 2) continue
+      if (count < 2 || !term.includes(' ')) continue
       if (!df.has(term)) df.set(term, [])
       df.get(term)!.push(p.url)
     }
@@ -55,8 +55,6 @@ export function findGaps(primary: CrawledPage[], all: CrawledPage[]): ContentGap
     .sort((a, b) => b[1].length - a[1].length || b[0].split(' ').length - a[0].split(' ').length || a[0].localeCompare(b[0]))
   const uncovered: ContentGaps['uncovered_topics'] = []
   for (const [topic, urls] of candidates) {
-    // A unigram already inside a reported bigram adds nothing.
-    if (uncovered.some((u) => u.topic.split(' ').includes(topic) || topic.split(' ').every((w) => u.topic.includes(w)))) continue
     uncovered.push({ topic, mentioned_on: urls.length, example_pages: urls.slice(0, 5) })
     if (uncovered.length >= 15) break
   }

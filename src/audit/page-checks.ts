@@ -112,15 +112,33 @@ function parseDate(value: string | null): number | null {
   return Number.isFinite(t) ? t : null
 }
 
-/** The newest date a page shows (modified, published, Last-Modified or sitemap lastmod). */
+/**
+ * When a page was last changed: the newest date the page itself shows (modified or published),
+ * else its sitemap lastmod, else its Last-Modified header.
+ */
 export function pageDate(rec: PageRecord, sitemapLastmod: string | undefined): number | null {
-  const dates = [rec.html?.modified ?? null, rec.html?.published ?? null, sitemapLastmod ?? null].map(parseDate).filter((d): d is number => d !== null)
-  return dates.length ? Math.max(...dates) : null
+  const own = [rec.html?.modified ?? null, rec.html?.published ?? null].map(parseDate).filter((d): d is number => d !== null)
+  if (own.length) return Math.max(...own)
+  return parseDate(sitemapLastmod ?? null) ?? parseDate(rec.lastModified)
+}
+
+const ARTICLE_TYPES = new Set(['Article', 'BlogPosting', 'NewsArticle', 'TechArticle', 'Report', 'ScholarlyArticle', 'HowTo'])
+const ARTICLE_PATH = /\/(blog|blogs|news|articles?|posts?|insights|stories|journal|magazine|guides|learn)\/[^/]+/i
+
+/** Whether a page reads as an article (authorship, dates and Q&A structure are asked of these). */
+export function isArticle(rec: PageRecord): boolean {
+  const h = rec.html
+  if (!h) return false
+  return (
+    h.jsonLd.types.some((t) => ARTICLE_TYPES.has(t)) ||
+    (h.openGraph['og:type'] ?? '').toLowerCase() === 'article' ||
+    ARTICLE_PATH.test(new URL(rec.url).pathname)
+  )
 }
 
 /**
  * Checks of one page that need nothing but the page itself. `home` marks the start page (thin
- * content and authorship are not asked of it).
+ * content and article checks are not asked of it).
  */
 export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean; sitemapLastmod?: string }): Finding[] {
   const f: Finding[] = []
@@ -170,8 +188,8 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
 
   // AEO
   const questions = h.questions
-  const contentPage = !opts.home && h.wordCount >= 300
-  if (contentPage && questions.length === 0) f.push({ check: 'question-headings', message: 'No heading is phrased as a question' })
+  const article = !opts.home && isArticle(rec)
+  if (article && h.wordCount >= 300 && questions.length === 0) f.push({ check: 'question-headings', message: 'No heading is phrased as a question' })
   const unanswered = questions.filter((q) => !q.answered)
   if (unanswered.length) f.push({ check: 'direct-answers', message: `${unanswered.length} of ${questions.length} question heading(s) lack a direct answer below`, details: unanswered.map((q) => q.text) })
   const qaTypes = ['FAQPage', 'QAPage', 'HowTo']
@@ -179,9 +197,9 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
     f.push({ check: 'faq-schema', message: `${questions.length} question headings but no FAQPage/QAPage/HowTo markup` })
   }
   if (h.wordCount >= 600 && h.lists === 0 && h.tables === 0) f.push({ check: 'lists-tables', message: `${h.wordCount} words without a list or table` })
-  if (!opts.home && !h.author) f.push({ check: 'author', message: 'No author (byline link, meta author or JSON-LD author)' })
+  if (article && !h.author) f.push({ check: 'author', message: 'No author (byline link, meta author or JSON-LD author)' })
   const date = pageDate(rec, opts.sitemapLastmod)
-  if (!opts.home && !h.published && !h.modified) f.push({ check: 'dates', message: 'No published or modified date in the page' })
+  if (article && !h.published && !h.modified) f.push({ check: 'dates', message: 'No published or modified date in the page' })
   if (date !== null && opts.now - date > STALE_MS) f.push({ check: 'freshness', message: `Last dated ${new Date(date).toISOString().slice(0, 10)}` })
   return f
 }

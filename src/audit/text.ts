@@ -32,7 +32,7 @@ export function squash(text: string): string {
 
 /** Words of a text (letters or digits), lower-cased. */
 export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []
+  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’]*/gu) ?? []
 }
 
 /** Number of words in a text. */
@@ -44,18 +44,27 @@ export function countWords(text: string): number {
 export function stem(word: string): string {
   if (word.length <= 4) return word
   if (word.endsWith('ies')) return word.slice(0, -3) + 'y'
-  if (word.endsWith('ing') && word.length > 6) return word.slice(0, -3)
+  if (word.endsWith('ing') && word.length > 6) {
+    const base = word.slice(0, -3)
+    // "running" -> "run", "sleeping" -> "sleep"
+    return /([b-df-hj-np-tv-z])\1$/.test(base) && !/(ll|ss|zz)$/.test(base) ? base.slice(0, -1) : base
+  }
   if (word.endsWith('es') && /(ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2)
   if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1)
   return word
 }
 
-/** Content terms of a text: stemmed words without stopwords, numbers or one-letter tokens. */
-export function terms(text: string): string[] {
+/** Content words of a text with their stems: no stopwords, numbers or short tokens. */
+export function termPairs(text: string): { stem: string; word: string }[] {
   return words(text)
-    .map((w) => w.replace(/['’]s$/, '').replace(/['’-]+$/, ''))
+    .map((w) => w.replace(/['’]s$/, '').replace(/['’]+$/, ''))
     .filter((w) => w.length > 2 && !STOPWORDS.has(w) && !/^\d+$/.test(w))
-    .map(stem)
+    .map((word) => ({ stem: stem(word), word }))
+}
+
+/** Content terms of a text: stemmed words without stopwords, numbers or short tokens. */
+export function terms(text: string): string[] {
+  return termPairs(text).map((t) => t.stem)
 }
 
 /** Terms and adjacent-term bigrams of a text, with counts. */
