@@ -73,7 +73,8 @@ function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): Fron
  * Fetches frontier pages for one Queue message: batches of pending URLs (shallowest first) with
  * `concurrency` fetches in flight, each batch's results and discoveries written to D1 before the
  * next, until the page cap, an empty frontier ('done') or this message's page/time budget ('more').
- * Pages finish in D1 one batch at a time, so a crashed consumer loses at most one batch.
+ * Each batch's results and discoveries are written in one D1 transaction, so a crashed consumer
+ * loses at most the batch in flight, which the next delivery fetches again.
  */
 export async function crawlSome(
   db: D1Database,
@@ -105,21 +106,20 @@ export async function crawlSome(
         ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
         : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: 'disallowed by robots.txt' }) },
     )
-    await finishPages(db, runId, rows, Date.now())
+    const found: FrontierEntry[] = []
     const frontierRoom = limits.maxPages * 5 - counts.total
     if (frontierRoom > 0) {
       const seen = new Set<string>()
-      const found: FrontierEntry[] = []
       for (const { entry, rec } of results) {
         if (!rec) continue
         for (const d of discovered(site, entry, rec)) {
-          if (seen.has(d.url)) continue
+          if (seen.has(d.url) || found.length >= frontierRoom) continue
           seen.add(d.url)
           found.push(d)
         }
       }
-      await enqueueUrls(db, runId, found.slice(0, frontierRoom), Date.now() * 1000)
     }
+    await finishPages(db, runId, rows, found, Date.now() * 1000, Date.now())
     handled += batch.length
     await onProgress({ fetched: counts.fetched + results.filter((r) => r.rec).length, pending: Math.max(0, counts.pending - batch.length) })
   }

@@ -34,16 +34,21 @@ export interface FrontierCounts {
   total: number
 }
 
+/** One statement adding URLs to the frontier (ones already there, pending or done, are left alone). */
+function enqueueStatement(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO crawl_pages (run_id, url, depth, seq, source, state)
+       SELECT ?1, j.value ->> 'url', j.value ->> 'depth', ?2 + j.key, j.value ->> 'source', 'pending' FROM json_each(?3) AS j WHERE true
+       ON CONFLICT(run_id, url) DO NOTHING`,
+    )
+    .bind(runId, seqBase, JSON.stringify(entries))
+}
+
 /** Adds URLs to the frontier; ones already there (pending or done) are left alone. */
 export async function enqueueUrls(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): Promise<void> {
   if (entries.length === 0) return
-  const stmt = db.prepare(
-    `INSERT INTO crawl_pages (run_id, url, depth, seq, source, state) VALUES (?, ?, ?, ?, ?, 'pending')
-      ON CONFLICT(run_id, url) DO NOTHING`,
-  )
-  for (let i = 0; i < entries.length; i += 50) {
-    await db.batch(entries.slice(i, i + 50).map((e, j) => stmt.bind(runId, e.url, e.depth, seqBase + i + j, e.source)))
-  }
+  await enqueueStatement(db, runId, entries, seqBase).run()
 }
 
 /** The next pending URLs, shallowest first, then in discovery order. */
@@ -55,13 +60,16 @@ export async function nextPending(db: D1Database, runId: string, limit: number):
   return results
 }
 
-/** Marks pages done with their results, in one batch. */
-export async function finishPages(db: D1Database, runId: string, results: CrawlResult[], now: number): Promise<void> {
-  if (results.length === 0) return
-  const stmt = db.prepare(
-    `UPDATE crawl_pages SET state = 'done', kind = ?, status = ?, facts = ?, fetched_at = ? WHERE run_id = ? AND url = ?`,
-  )
-  await db.batch(results.map((r) => stmt.bind(r.kind, r.status, r.facts, now, runId, r.url)))
+/**
+ * Marks pages done with their results and adds the URLs they led to, in one transaction: a crash
+ * leaves either both or neither, so no finished page loses its discoveries.
+ */
+export async function finishPages(db: D1Database, runId: string, results: CrawlResult[], discovered: FrontierEntry[], seqBase: number, now: number): Promise<void> {
+  if (results.length === 0 && discovered.length === 0) return
+  const update = db.prepare(`UPDATE crawl_pages SET state = 'done', kind = ?, status = ?, facts = ?, fetched_at = ? WHERE run_id = ? AND url = ?`)
+  const statements = results.map((r) => update.bind(r.kind, r.status, r.facts, now, runId, r.url))
+  if (discovered.length) statements.push(enqueueStatement(db, runId, discovered, seqBase))
+  await db.batch(statements)
 }
 
 /** Pending, done and fetched counts of a run's frontier. */
