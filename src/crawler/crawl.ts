@@ -40,20 +40,6 @@ export async function seedFrontier(db: D1Database, runId: string, site: SiteInfo
   )
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i])
-    }
-  })
-  await Promise.all(workers)
-  return out
-}
-
 /** URLs a page record adds to the frontier: followed links, redirect target, canonical target. */
 function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): FrontierEntry[] {
   const out: FrontierEntry[] = []
@@ -70,11 +56,11 @@ function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): Fron
 }
 
 /**
- * Fetches frontier pages for one Queue message: batches of pending URLs (shallowest first) with
- * `concurrency` fetches in flight, each batch's results and discoveries written to D1 before the
- * next, until the page cap, an empty frontier ('done') or this message's page/time budget ('more').
- * Each batch's results and discoveries are written in one D1 transaction, so a crashed consumer
- * loses at most the batch in flight, which the next delivery fetches again.
+ * Fetches frontier pages for one Queue message with `concurrency` fetches always in flight (no
+ * batch barrier): workers take pending URLs (shallowest first) from a buffer refilled from D1, and
+ * finished pages are written with the URLs they led to in one D1 transaction every few pages. Ends
+ * 'done' at the page cap or an empty frontier, 'more' when this message's page or time budget is
+ * spent. A crashed consumer loses only the unwritten pages, which the next delivery fetches again.
  */
 export async function crawlSome(
   db: D1Database,
@@ -87,40 +73,115 @@ export async function crawlSome(
   const robots = parseRobots(site.robots.url, site.robots.text)
   const delayMs = Math.min(5, site.robots.crawlDelaySeconds ?? 0) * 1000
   const concurrency = delayMs > 0 ? 1 : limits.concurrency
+  const flushEvery = Math.max(8, concurrency * 2)
   const started = Date.now()
-  let handled = 0
-  for (;;) {
-    const counts = await frontierCounts(db, runId)
-    if (counts.fetched >= limits.maxPages || counts.pending === 0) return 'done'
-    if (handled >= limits.pagesPerMessage || Date.now() - started > limits.messageBudgetMs) return 'more'
-    const room = Math.min(limits.maxPages - counts.fetched, limits.pagesPerMessage - handled, Math.max(concurrency * 4, 20))
-    const batch = await nextPending(db, runId, room)
-    const results = await pool(batch, concurrency, async (entry): Promise<{ entry: FrontierEntry; rec: PageRecord | null }> => {
-      if (!robotsAllows(robots, entry.url)) return { entry, rec: null }
-      const rec = await fetchPage(fetcher, entry.url)
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
-      return { entry, rec }
-    })
-    const rows: CrawlResult[] = results.map(({ entry, rec }) =>
-      rec
-        ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
-        : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: 'disallowed by robots.txt' }) },
-    )
-    const found: FrontierEntry[] = []
-    const frontierRoom = limits.maxPages * 5 - counts.total
-    if (frontierRoom > 0) {
-      const seen = new Set<string>()
-      for (const { entry, rec } of results) {
+  const counts = await frontierCounts(db, runId)
+  if (counts.fetched >= limits.maxPages || counts.pending === 0) return 'done'
+
+  let fetchesStarted = 0
+  let frontierTotal = counts.total
+  let lastPending = counts.pending
+  let buffer: FrontierEntry[] = []
+  let exhausted = false
+  const taken = new Set<string>()
+  const discoveredUrls = new Set<string>()
+  let unwritten: { entry: FrontierEntry; rec: PageRecord | null }[] = []
+  let chain: Promise<void> = Promise.resolve()
+  let failure: unknown = null
+  let wake: () => void = () => undefined
+  let woken = new Promise<void>((r) => (wake = r))
+  const notify = () => {
+    wake()
+    woken = new Promise<void>((r) => (wake = r))
+  }
+
+  const budgetSpent = () => taken.size >= limits.pagesPerMessage || Date.now() - started > limits.messageBudgetMs
+  const capReached = () => counts.fetched + fetchesStarted >= limits.maxPages
+
+  /** Writes finished pages and their discoveries (serialized, so writes never interleave). */
+  const flush = () => {
+    const batch = unwritten
+    unwritten = []
+    chain = chain.then(async () => {
+      if (!batch.length) return
+      const rows: CrawlResult[] = batch.map(({ entry, rec }) =>
+        rec
+          ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
+          : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: 'disallowed by robots.txt' }) },
+      )
+      const found: FrontierEntry[] = []
+      const room = limits.maxPages * 5 - frontierTotal
+      for (const { entry, rec } of batch) {
         if (!rec) continue
         for (const d of discovered(site, entry, rec)) {
-          if (seen.has(d.url) || found.length >= frontierRoom) continue
-          seen.add(d.url)
+          if (found.length >= room || discoveredUrls.has(d.url)) continue
+          discoveredUrls.add(d.url)
           found.push(d)
         }
       }
-    }
-    await finishPages(db, runId, rows, found, Date.now() * 1000, Date.now())
-    handled += batch.length
-    await onProgress({ fetched: counts.fetched + results.filter((r) => r.rec).length, pending: Math.max(0, counts.pending - batch.length) })
+      await finishPages(db, runId, rows, found, Date.now() * 1000, Date.now())
+      frontierTotal += found.length
+      lastPending = Math.max(0, lastPending - batch.length) + found.length
+      exhausted = false
+      await onProgress({ fetched: counts.fetched + fetchesStarted, pending: lastPending })
+    })
+    chain = chain.catch((err) => {
+      failure ??= err
+    })
+    return chain.then(notify)
   }
+
+  let refilling: Promise<void> | null = null
+  const refill = () => {
+    refilling ??= (async () => {
+      const want = Math.max(concurrency * 4, 20)
+      const rows = await nextPending(db, runId, want + taken.size)
+      buffer = rows.filter((r) => !taken.has(r.url))
+      exhausted = buffer.length === 0
+    })().finally(() => (refilling = null))
+    return refilling
+  }
+
+  let active = 0
+  const worker = async () => {
+    for (;;) {
+      if (failure || budgetSpent() || capReached()) return
+      if (!buffer.length) {
+        await refill()
+        if (!buffer.length) {
+          // Nothing pending right now: if pages are still in flight or unwritten, their links may add more.
+          if (active === 0 && unwritten.length === 0) return
+          if (unwritten.length) await flush()
+          else await woken
+          if (exhausted && active === 0 && unwritten.length === 0) {
+            await refill()
+            if (!buffer.length) return
+          }
+          continue
+        }
+      }
+      const entry = buffer.shift()!
+      if (taken.has(entry.url)) continue
+      taken.add(entry.url)
+      active++
+      let rec: PageRecord | null = null
+      try {
+        if (robotsAllows(robots, entry.url)) {
+          fetchesStarted++
+          rec = await fetchPage(fetcher, entry.url)
+          if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
+        }
+      } finally {
+        active--
+      }
+      unwritten.push({ entry, rec })
+      if (unwritten.length >= flushEvery || buffer.length === 0) await flush()
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  await flush()
+  if (failure) throw failure
+  const after = await frontierCounts(db, runId)
+  if (after.fetched >= limits.maxPages || after.pending === 0) return 'done'
+  return 'more'
 }
