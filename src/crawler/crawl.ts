@@ -160,6 +160,8 @@ export async function crawlSome(
           continue
         }
       }
+      // Re-checked after the awaits above: from here to fetchesStarted++ nothing yields.
+      if (failure || budgetSpent() || capReached()) return
       const entry = buffer.shift()!
       if (taken.has(entry.url)) continue
       taken.add(entry.url)
