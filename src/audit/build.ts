@@ -5,7 +5,7 @@ import { findGaps, type ContentGaps } from './gaps'
 import { pageFindings } from './page-checks'
 import { buildPlan, PRIORITY_FORMULA, type PlanItem } from './plan'
 import { pageScores, SCORE_FORMULA, siteScores, type Focus } from './scoring'
-import { crossPageFindings, isPrimary, siteFindings, type CrawledPage } from './site-checks'
+import { crossPageFindings, isPrimary, redirectPath, siteFindings, type CrawledPage } from './site-checks'
 
 /** One row of the page inventory. */
 export interface InventoryRow {
@@ -62,13 +62,16 @@ export function buildAudit(opts: {
   now: number
 }): Audit {
   const { site, pages, focus, now } = opts
-  const cross = crossPageFindings(pages, site, now)
+  // The start page, or where it redirects (http -> https, bare domain -> www ...).
+  const byUrl = new Map(pages.map((p) => [p.url, p]))
+  const home = new Set([site.startUrl, redirectPath(site.startUrl, byUrl).final?.url ?? site.startUrl])
+  const cross = crossPageFindings(pages, site, now, home)
   const findings = new Map<string, Finding[]>()
   for (const p of pages) {
     const list =
       p.rec.kind === 'blocked'
         ? [{ check: 'is-crawlable' as const, message: 'Disallowed by robots.txt' }]
-        : pageFindings(p.rec, { now, home: p.url === site.startUrl, sitemapLastmod: site.sitemaps.lastmod[p.url] })
+        : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url] })
     list.push(...(cross.get(p.url) ?? []))
     if (list.length) findings.set(p.url, list)
   }

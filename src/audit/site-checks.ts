@@ -40,7 +40,7 @@ export function redirectPath(url: string, byUrl: Map<string, CrawledPage>): { ho
  * Checks that need the whole crawl, added per page: duplicate titles and descriptions, broken and
  * redirected internal links, redirect chains and orphan pages.
  */
-export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: number): Map<string, Finding[]> {
+export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: number, home: Set<string>): Map<string, Finding[]> {
   const out = new Map<string, Finding[]>()
   const add = (url: string, f: Finding) => {
     if (!out.has(url)) out.set(url, [])
@@ -95,7 +95,7 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
   }
 
   for (const p of primary) {
-    if (p.url === site.startUrl || p.depth === 0 && p.source === 'seed') continue
+    if (home.has(p.url) || p.url === site.startUrl) continue
     if (!linkedTo.has(p.url)) add(p.url, { check: 'orphan-page', message: 'No crawled page links here (found through the sitemap or a redirect)' })
   }
   return out

@@ -79,3 +79,16 @@ describe('headers and robots', () => {
     expect(describeRobots('https://a.test/robots.txt', 503, 'User-agent: *\nDisallow: /', 'https://a.test').blockedAiCrawlers).toEqual([])
   })
 })
+
+describe('indexability', () => {
+  const rec = (meta: { name: string; content: string }[], xRobotsTag: string[] = []) =>
+    ({ url: 'https://a.test/x', kind: 'html', status: 200, xRobotsTag, linkHeaders: [], html: { metaRobots: meta } }) as never
+  it('counts bot-specific meta robots and X-Robots-Tag, and ignores other bots', async () => {
+    const { indexBlockers } = await import('../../src/audit/page-checks')
+    const now = Date.parse('2026-01-01')
+    expect(indexBlockers(rec([{ name: 'googlebot', content: 'noindex' }]), now)).toEqual(['<meta name="googlebot" content="noindex">'])
+    expect(indexBlockers(rec([{ name: 'robots', content: 'index, follow' }], ['otherbot: noindex']), now)).toEqual([])
+    expect(indexBlockers(rec([], ['googlebot: none']), now)).toEqual(['X-Robots-Tag: googlebot: none'])
+    expect(indexBlockers(rec([{ name: 'robots', content: 'unavailable_after: 2020-01-01' }]), now)).toHaveLength(1)
+  })
+})
