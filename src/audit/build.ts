@@ -1,4 +1,5 @@
 import type { SiteInfo } from '../crawler/site'
+import { CRAWLER_TOKEN, parseRobots, robotsAllows } from '../providers/web/robots'
 import { findCannibalization, type CannibalizationGroup } from './cannibalization'
 import { CHECKS, type CheckId, type Finding } from './checks'
 import { findGaps, type ContentGaps } from './gaps'
@@ -66,12 +67,15 @@ export function buildAudit(opts: {
   const byUrl = new Map(pages.map((p) => [p.url, p]))
   const home = new Set([site.startUrl, redirectPath(site.startUrl, byUrl).final?.url ?? site.startUrl])
   const cross = crossPageFindings(pages, site, now, home)
+  const robots = parseRobots(site.robots.url, site.robots.text)
   const findings = new Map<string, Finding[]>()
   for (const p of pages) {
     const list =
       p.rec.kind === 'blocked'
-        ? [{ check: 'is-crawlable' as const, message: 'Disallowed by robots.txt' }]
+        ? [{ check: 'is-crawlable' as const, message: `Disallowed by robots.txt for ${CRAWLER_TOKEN}` }]
         : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url] })
+    // Lighthouse's is-crawlable also asks whether Googlebot may fetch the page.
+    if (p.rec.kind === 'html' && !robotsAllows(robots, p.url, 'Googlebot')) list.push({ check: 'is-crawlable', message: 'Disallowed by robots.txt for Googlebot' })
     list.push(...(cross.get(p.url) ?? []))
     if (list.length) findings.set(p.url, list)
   }

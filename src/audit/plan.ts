@@ -32,7 +32,8 @@ export function buildPlan(pageFindings: Map<string, Finding[]>, siteFindings: Fi
   const byCheck = new Map<CheckId, { pages: string[]; examples: string[] }>()
   for (const [url, findings] of pageFindings) {
     for (const f of findings) {
-      if (CHECKS[f.check].weight === 0 && CHECKS[f.check].severity === 'notice' && f.check === 'non-canonical') continue
+      // Informational only: shown in the inventory, nothing to fix by default.
+      if (f.check === 'non-canonical') continue
       if (!byCheck.has(f.check)) byCheck.set(f.check, { pages: [], examples: [] })
       const entry = byCheck.get(f.check)!
       if (!entry.pages.includes(url)) entry.pages.push(url)

@@ -14,7 +14,7 @@ export const PAGE_SHARE = 0.8
 
 export const SCORE_FORMULA =
   'page score (per category) = 100 × (1 − sum of weights of the failed checks / sum of weights of all page checks of the category); ' +
-  'an error page scores SEO 0, redirects and non-HTML URLs are not scored; ' +
+  'an error page scores SEO 0; redirects, non-HTML and robots-blocked URLs are not scored; ' +
   'site check score = 100 × (1 − failed site-check weights / all site-check weights of the category); ' +
   `site score = ${PAGE_SHARE} × mean page score + ${(1 - PAGE_SHARE).toFixed(1)} × site check score; ` +
   'overall = w_seo × SEO + w_aeo × AEO with (w_seo, w_aeo) = (0.75, 0.25) seo_focused, (0.25, 0.75) aeo_focused, (0.5, 0.5) balanced.'
@@ -38,7 +38,7 @@ function score(findings: Finding[], category: Category, ids: CheckId[]): number 
 
 /** SEO and AEO scores of one page (null when the URL is not a scored page). */
 export function pageScores(kind: string, findings: Finding[]): { seo: number | null; aeo: number | null } {
-  if (kind === 'error' || kind === 'blocked') return { seo: 0, aeo: null }
+  if (kind === 'error') return { seo: 0, aeo: null }
   if (kind !== 'html') return { seo: null, aeo: null }
   return { seo: score(findings, 'seo', pageChecks), aeo: score(findings, 'aeo', pageChecks) }
 }

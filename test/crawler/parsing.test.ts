@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { isValidHreflang } from '../../src/audit/langs'
 import { parseXRobotsTag } from '../../src/audit/page-checks'
-import { parseLinkHeader } from '../../src/crawler/fetch-page'
+import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fetch-page'
+import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
 import { describeRobots } from '../../src/providers/web/robots'
 import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
@@ -90,5 +91,21 @@ describe('indexability', () => {
     expect(indexBlockers(rec([{ name: 'robots', content: 'index, follow' }], ['otherbot: noindex']), now)).toEqual([])
     expect(indexBlockers(rec([], ['googlebot: none']), now)).toEqual(['X-Robots-Tag: googlebot: none'])
     expect(indexBlockers(rec([{ name: 'robots', content: 'unavailable_after: 2020-01-01' }]), now)).toHaveLength(1)
+  })
+})
+
+describe('page fetching limits', () => {
+  const fetcherFor = (res: () => Response) => createGuardedFetch({ userAgent: 'test', allowPrivate: false, fetcher: async () => res() })
+  it('records a page over the size cap as an error instead of reading it all', async () => {
+    const big = () => new Response('<html><body>' + 'x'.repeat(PAGE_MAX_BYTES + 10) + '</body></html>', { headers: { 'content-type': 'text/html' } })
+    const rec = await fetchPage(fetcherFor(big), 'https://a.test/big')
+    expect(rec.kind).toBe('error')
+    expect(rec.error).toMatch(/more than 3145728 bytes|over the limit/)
+  })
+  it('skips non-HTML answers and keeps redirect targets without following them', async () => {
+    const pdf = await fetchPage(fetcherFor(() => new Response('%PDF', { headers: { 'content-type': 'application/pdf' } })), 'https://a.test/doc')
+    expect(pdf).toMatchObject({ kind: 'skipped', status: 200, error: 'not HTML (application/pdf)' })
+    const moved = await fetchPage(fetcherFor(() => new Response(null, { status: 301, headers: { location: '/new#x' } })), 'https://a.test/old')
+    expect(moved).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.test/new' })
   })
 })
