@@ -37,8 +37,8 @@ async function fetchText(fetcher: GuardedFetch, url: string, maxBytes: number): 
   }
 }
 
-/** Reads sitemaps breadth-first through sitemap indexes, gzip included, within file and URL caps. */
-async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string) {
+/** Reads sitemaps breadth-first through sitemap indexes, gzip included, within file and URL caps (`guessed`: the root is /sitemap.xml, not declared). */
+async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string, guessed: boolean) {
   const queue = [...roots]
   const seen = new Set<string>()
   const fetched: string[] = []
@@ -52,7 +52,8 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
     seen.add(url)
     const got = await fetchText(fetcher, url, MAX_SITEMAP_BYTES)
     if (got.status === null || got.status >= 400) {
-      if (roots.includes(url) && got.status === 404 && roots.length === 1) continue
+      // A missing /sitemap.xml that nothing declared is no error (the sitemap check reports "none").
+      if (guessed && got.status === 404 && roots.includes(url)) continue
       errors.push({ url, message: got.status === null ? 'could not be fetched' : `HTTP ${got.status}` })
       continue
     }
@@ -104,7 +105,7 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
   const llmsPresent = llms.status !== null && llms.status < 300 && llms.text.trim().length > 0 && !/html/i.test(llms.contentType) && !/^\s*</.test(llms.text)
 
   const sitemapRoots = robots.sitemaps.map((s) => normalizeUrl(s)).filter((s): s is string => !!s && sameSite({ site }, s))
-  const sitemaps = await readSitemaps(fetcher, sitemapRoots.length ? sitemapRoots : [`${origin}/sitemap.xml`], site)
+  const sitemaps = await readSitemaps(fetcher, sitemapRoots.length ? sitemapRoots : [`${origin}/sitemap.xml`], site, sitemapRoots.length === 0)
 
   let scope: Scope
   const feeds: string[] = []

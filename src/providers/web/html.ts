@@ -246,6 +246,8 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
               if (tag === 'p' && answerParagraph) finishAnswer()
               if (tag === 'script' && jsonLd) closeJsonLd()
               popTo(tag)
+              // A <p> closed implicitly by its parent's end tag ends the answer too.
+              if (answerParagraph && !has('p')) finishAnswer()
             })
           } catch {
             stack.pop()
