@@ -138,6 +138,8 @@ export async function crawlSome(
       const rows = await nextPending(db, runId, want + taken.size)
       buffer = rows.filter((r) => !taken.has(r.url))
       exhausted = buffer.length === 0
+      // Workers idling for discoveries can take these.
+      if (buffer.length) notify()
     })().finally(() => (refilling = null))
     return refilling
   }
