@@ -66,4 +66,8 @@ export interface Env {
   YOUTUBE_PROXY_URL?: string
   /** Secret. Sent to YOUTUBE_PROXY_URL as `Authorization: Bearer <token>` when set. */
   YOUTUBE_PROXY_TOKEN?: string
+  /** Content audit: pages fetched at once per crawl (1-16, default 4). */
+  CRAWL_CONCURRENCY?: string
+  /** Content audit: pages one Queue message fetches before the crawl continues in the next (5-1000, default 50). */
+  CRAWL_PAGES_PER_MESSAGE?: string
 }

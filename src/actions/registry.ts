@@ -8,6 +8,7 @@ import { crmLookupObjectAction } from './crm_lookup_object'
 import { crmUpdateObjectAction } from './crm_update_object'
 import { getVideoTranscriptAction } from './get_video_transcript'
 import { postToSocialAction } from './post_to_social'
+import { contentAuditAction } from './content_audit'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -21,6 +22,7 @@ export const actions: readonly AnyAction[] = [
   crmLookupObjectAction,
   getVideoTranscriptAction,
   postToSocialAction,
+  contentAuditAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))
