@@ -70,4 +70,12 @@ export interface Env {
   CRAWL_CONCURRENCY?: string
   /** Content audit: pages one Queue message fetches before the crawl continues in the next (5-1000, default 50). */
   CRAWL_PAGES_PER_MESSAGE?: string
+  /** Secret. Perplexity API key: enables Perplexity (Sonar) as an answer engine in aeo_seo_research_generate_research_action. */
+  PERPLEXITY_API_KEY?: string
+  /** Perplexity model asked by the SEO/AEO research; default "sonar". */
+  PERPLEXITY_MODEL?: string
+  /** Login of the DataForSEO API (keyword data of the SEO/AEO research). */
+  DATAFORSEO_LOGIN?: string
+  /** Secret. Password of the DataForSEO API. */
+  DATAFORSEO_PASSWORD?: string
 }

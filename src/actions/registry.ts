@@ -9,6 +9,7 @@ import { crmUpdateObjectAction } from './crm_update_object'
 import { getVideoTranscriptAction } from './get_video_transcript'
 import { postToSocialAction } from './post_to_social'
 import { contentAuditAction } from './content_audit'
+import { seoResearchAction } from './aeo_seo_research'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -23,6 +24,7 @@ export const actions: readonly AnyAction[] = [
   getVideoTranscriptAction,
   postToSocialAction,
   contentAuditAction,
+  seoResearchAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))
