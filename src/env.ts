@@ -66,7 +66,7 @@ export interface Env {
   YOUTUBE_PROXY_URL?: string
   /** Secret. Sent to YOUTUBE_PROXY_URL as `Authorization: Bearer <token>` when set. */
   YOUTUBE_PROXY_TOKEN?: string
-  /** Login of the DataForSEO API (search_keywords section of company research). */
+  /** Login of the DataForSEO API (company research search_keywords, SEO/AEO research keyword data). */
   DATAFORSEO_LOGIN?: string
   /** Secret. Password of the DataForSEO API. */
   DATAFORSEO_PASSWORD?: string
@@ -78,4 +78,12 @@ export interface Env {
   CF_ACCOUNT_ID?: string
   /** Secret. Cloudflare API token with Browser Rendering - Edit permission (homepage_screenshot section). */
   CF_BROWSER_RENDERING_TOKEN?: string
+  /** Content audit: pages fetched at once per crawl (1-16, default 4). */
+  CRAWL_CONCURRENCY?: string
+  /** Content audit: pages one Queue message fetches before the crawl continues in the next (5-1000, default 50). */
+  CRAWL_PAGES_PER_MESSAGE?: string
+  /** Secret. Perplexity API key: enables Perplexity (Sonar) as an answer engine in aeo_seo_research_generate_research_action. */
+  PERPLEXITY_API_KEY?: string
+  /** Perplexity model asked by the SEO/AEO research; default "sonar". */
+  PERPLEXITY_MODEL?: string
 }

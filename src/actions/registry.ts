@@ -12,6 +12,8 @@ import { companyResearchAction } from './company_research'
 import { companyResearchStartAction } from './company_research_start'
 import { companyResearchStatusAction } from './company_research_status'
 import { companyResearchReportAction } from './company_research_report'
+import { contentAuditAction } from './content_audit'
+import { seoResearchAction } from './aeo_seo_research'
 
 /** Every action, once. Routes, validation, docs, OpenAPI and MCP tools all come from this list. */
 export const actions: readonly AnyAction[] = [
@@ -29,6 +31,8 @@ export const actions: readonly AnyAction[] = [
   companyResearchStartAction,
   companyResearchStatusAction,
   companyResearchReportAction,
+  contentAuditAction,
+  seoResearchAction,
 ]
 
 const byName = new Map(actions.map((a) => [a.name, a]))

@@ -1,0 +1,58 @@
+import { buildAudit } from '../../audit/build'
+import type { CrawledPage } from '../../audit/site-checks'
+import { crawlLimits, crawlSome, seedFrontier } from '../../crawler/crawl'
+import type { PageRecord } from '../../crawler/fetch-page'
+import { discoverSite } from '../../crawler/site'
+import { deleteCrawl, donePages, frontierCounts } from '../../db/crawl'
+import { assertPublicUrl } from '../../providers/web/address'
+import { ContinueLater } from '../../runtime/jobs'
+import { defineAction } from '../define'
+import { ContentAuditInput } from './schema'
+
+/**
+ * `content_audit_generate_audit_action`: crawls a site through the Queue (the frontier lives in D1,
+ * keyed by the run, and each message fetches a batch) and returns an SEO/AEO audit.
+ */
+export const contentAuditAction = defineAction({
+  name: 'content_audit_generate_audit_action',
+  summary: 'Audit a website for SEO and AEO',
+  description:
+    'Crawls a website (robots.txt obeyed, sitemaps read, same-site links followed within the scope and page cap) and returns SEO and AEO scores, a prioritized action plan, keyword cannibalization, content gaps and a page inventory. Runs queued; poll the run when the answer is 202.',
+  input: ContentAuditInput,
+  hints: { readOnly: true, idempotent: true },
+  mode: 'queued',
+  examples: [
+    { website_url: 'https://example.com', audit_scope: 'full_site', optimization_focus: 'balanced', output_variable_name: 'content_audit' },
+    { website_url: 'https://example.com/docs/', audit_scope: 'custom_path', max_pages: 200 },
+  ],
+  async precheck(input, ctx) {
+    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch)
+  },
+  async run(input, ctx) {
+    const limits = crawlLimits(ctx.env, input.max_pages)
+    const site = await ctx.step('site', () => discoverSite(ctx.fetch, input.website_url, input.audit_scope, input.custom_path, input.max_pages))
+    await ctx.step('seed', async () => {
+      await seedFrontier(ctx.db, ctx.runId, site)
+      return true
+    })
+    const audit = await ctx.step('audit', async () => {
+      const state = await crawlSome(ctx.db, ctx.fetch, ctx.runId, site, limits, (p) =>
+        ctx.progress({ phase: 'crawling', pages_fetched: p.fetched, pages_queued: p.pending, max_pages: input.max_pages }),
+      )
+      if (state === 'more') throw new ContinueLater()
+      await ctx.progress({ phase: 'analyzing', max_pages: input.max_pages })
+      const counts = await frontierCounts(ctx.db, ctx.runId)
+      const pages: CrawledPage[] = []
+      let after = ''
+      for (;;) {
+        const rows = await donePages(ctx.db, ctx.runId, after, 200)
+        for (const r of rows) pages.push({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord })
+        if (rows.length < 200) break
+        after = rows[rows.length - 1].url
+      }
+      return buildAudit({ site, pages, focus: input.optimization_focus, auditScope: input.audit_scope, maxPages: input.max_pages, notCrawled: counts.pending, now: Date.now() })
+    })
+    await deleteCrawl(ctx.db, ctx.runId)
+    return audit
+  },
+})

@@ -1,0 +1,87 @@
+/** Text helpers shared by extraction, cannibalization and gap analysis. */
+
+const STOPWORDS = new Set(
+  (
+    'a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing down ' +
+    'during each few for from further get got had has have having he her here hers herself him himself his how i if in into is it its itself just let me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them ' +
+    'themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you ' +
+    'your yours yourself yourselves one two new use using used make may might much many must need via per via us its www com http https html php page pages ' +
+    'home read click learn see like well way ways also get every even first last best top year years day days time'
+  ).split(' '),
+)
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—', ndash: '–', hellip: '…', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', copy: '©' }
+
+/** Decodes the HTML character references HTMLRewriter leaves in text and attribute values. */
+export function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, body: string) => {
+    if (body[0] === '#') {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10)
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : m
+    }
+    return ENTITIES[body.toLowerCase()] ?? m
+  })
+}
+
+/** Collapses runs of whitespace and trims. */
+export function squash(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** Words of a text (letters or digits), lower-cased. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’]*/gu) ?? []
+}
+
+/** Number of words in a text. */
+export function countWords(text: string): number {
+  return text.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)?.length ?? 0
+}
+
+/** A crude English stem so "audits", "audit" and "auditing" meet. */
+export function stem(word: string): string {
+  if (word.length <= 4) return word
+  if (word.endsWith('ies')) return word.slice(0, -3) + 'y'
+  if (word.endsWith('ing') && word.length > 6) {
+    const base = word.slice(0, -3)
+    // "running" -> "run", "sleeping" -> "sleep"
+    return /([b-df-hj-np-tv-z])\1$/.test(base) && !/(ll|ss|zz)$/.test(base) ? base.slice(0, -1) : base
+  }
+  if (word.endsWith('es') && /(ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2)
+  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1)
+  return word
+}
+
+/** Content words of a text with their stems: no stopwords, numbers or short tokens. */
+export function termPairs(text: string): { stem: string; word: string }[] {
+  return words(text)
+    .map((w) => w.replace(/['’]s$/, '').replace(/['’]+$/, ''))
+    .filter((w) => w.length > 2 && !STOPWORDS.has(w) && !/^\d+$/.test(w))
+    .map((word) => ({ stem: stem(word), word }))
+}
+
+/** Content terms of a text: stemmed words without stopwords, numbers or short tokens. */
+export function terms(text: string): string[] {
+  return termPairs(text).map((t) => t.stem)
+}
+
+/** Terms and adjacent-term bigrams of a text, with counts. */
+export function termCounts(text: string, withBigrams = true): Map<string, number> {
+  const out = new Map<string, number>()
+  const list = terms(text)
+  for (let i = 0; i < list.length; i++) {
+    out.set(list[i], (out.get(list[i]) ?? 0) + 1)
+    if (withBigrams && i + 1 < list.length) {
+      const bi = `${list[i]} ${list[i + 1]}`
+      out.set(bi, (out.get(bi) ?? 0) + 1)
+    }
+  }
+  return out
+}
+
+/** The `n` largest entries of a count map. */
+export function topEntries(counts: Map<string, number>, n: number): [string, number][] {
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n)
+}

@@ -1,0 +1,191 @@
+import { enqueueUrls, finishPages, frontierCounts, nextPending, type CrawlResult, type FrontierEntry } from '../db/crawl'
+import type { Env } from '../env'
+import type { GuardedFetch } from '../providers/web/fetch'
+import { parseRobots, robotsAllows } from '../providers/web/robots'
+import { fetchPage, type PageRecord } from './fetch-page'
+import type { SiteInfo } from './site'
+import { inScope, looksNonHtml, normalizeUrl } from './scope'
+
+/** Crawl limits from settings (CRAWL_CONCURRENCY, CRAWL_PAGES_PER_MESSAGE). */
+export interface CrawlLimits {
+  maxPages: number
+  concurrency: number
+  pagesPerMessage: number
+  /** Wall time one Queue message spends fetching before handing over to the next. */
+  messageBudgetMs: number
+}
+
+function intSetting(value: string | undefined, fallback: number, min: number, max: number): number {
+  const n = Number(value)
+  return value !== undefined && value.trim() !== '' && Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : fallback
+}
+
+/** Crawl limits of this deployment for a run capped at `maxPages`. */
+export function crawlLimits(env: Env, maxPages: number): CrawlLimits {
+  return {
+    maxPages,
+    concurrency: intSetting(env.CRAWL_CONCURRENCY, 4, 1, 16),
+    pagesPerMessage: intSetting(env.CRAWL_PAGES_PER_MESSAGE, 50, 5, 1000),
+    messageBudgetMs: 20_000,
+  }
+}
+
+/** Puts the seeds in the frontier (a retried setup adds nothing twice). */
+export async function seedFrontier(db: D1Database, runId: string, site: SiteInfo): Promise<void> {
+  await enqueueUrls(
+    db,
+    runId,
+    site.seeds.map((url, i) => ({ url, depth: 0, source: i === 0 ? 'seed' : 'sitemap' })),
+    Date.now() * 1000,
+  )
+}
+
+/** URLs a page record adds to the frontier: followed links, redirect target, canonical target. */
+function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): FrontierEntry[] {
+  const out: FrontierEntry[] = []
+  const push = (url: string | null, depth: number, source: FrontierEntry['source']) => {
+    if (url && url !== entry.url && inScope(site.scope, url) && !looksNonHtml(url)) out.push({ url, depth, source })
+  }
+  if (rec.kind === 'redirect') push(rec.location, entry.depth, 'redirect')
+  const html = rec.html
+  if (!html) return out
+  const metaNofollow = html.metaRobots.some((m) => (m.name === 'robots' || m.name === 'agentactionapi') && /\b(nofollow|none)\b/i.test(m.content))
+  if (html.canonicals.length === 1) push(normalizeUrl(html.canonicals[0], entry.url), entry.depth, 'canonical')
+  if (!metaNofollow) for (const link of html.links) if (!link.nofollow) push(link.url, entry.depth + 1, 'link')
+  return out
+}
+
+/**
+ * Fetches frontier pages for one Queue message with `concurrency` fetches always in flight (no
+ * batch barrier): workers take pending URLs (shallowest first) from a buffer refilled from D1, and
+ * finished pages are written with the URLs they led to in one D1 transaction every few pages. Ends
+ * 'done' at the page cap or an empty frontier, 'more' when this message's page or time budget is
+ * spent. A crashed consumer loses only the unwritten pages, which the next delivery fetches again.
+ */
+export async function crawlSome(
+  db: D1Database,
+  fetcher: GuardedFetch,
+  runId: string,
+  site: SiteInfo,
+  limits: CrawlLimits,
+  onProgress: (p: { fetched: number; pending: number }) => Promise<void>,
+): Promise<'done' | 'more'> {
+  const robots = parseRobots(site.robots.url, site.robots.text)
+  const delayMs = Math.min(5, site.robots.crawlDelaySeconds ?? 0) * 1000
+  const concurrency = delayMs > 0 ? 1 : limits.concurrency
+  const flushEvery = Math.max(8, concurrency * 2)
+  const started = Date.now()
+  const counts = await frontierCounts(db, runId)
+  if (counts.fetched >= limits.maxPages || counts.pending === 0) return 'done'
+
+  let fetchesStarted = 0
+  let frontierTotal = counts.total
+  let lastPending = counts.pending
+  let buffer: FrontierEntry[] = []
+  let exhausted = false
+  const taken = new Set<string>()
+  const discoveredUrls = new Set<string>()
+  let unwritten: { entry: FrontierEntry; rec: PageRecord | null }[] = []
+  let chain: Promise<void> = Promise.resolve()
+  let failure: unknown = null
+  let wake: () => void = () => undefined
+  let woken = new Promise<void>((r) => (wake = r))
+  const notify = () => {
+    wake()
+    woken = new Promise<void>((r) => (wake = r))
+  }
+
+  const budgetSpent = () => taken.size >= limits.pagesPerMessage || Date.now() - started > limits.messageBudgetMs
+  const capReached = () => counts.fetched + fetchesStarted >= limits.maxPages
+
+  /** Writes finished pages and their discoveries (serialized, so writes never interleave). */
+  const flush = () => {
+    const batch = unwritten
+    unwritten = []
+    chain = chain.then(async () => {
+      if (!batch.length) return
+      const rows: CrawlResult[] = batch.map(({ entry, rec }) =>
+        rec
+          ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
+          : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: 'disallowed by robots.txt' }) },
+      )
+      const found: FrontierEntry[] = []
+      const room = limits.maxPages * 5 - frontierTotal
+      for (const { entry, rec } of batch) {
+        if (!rec) continue
+        for (const d of discovered(site, entry, rec)) {
+          if (found.length >= room || discoveredUrls.has(d.url)) continue
+          discoveredUrls.add(d.url)
+          found.push(d)
+        }
+      }
+      await finishPages(db, runId, rows, found, Date.now() * 1000, Date.now())
+      frontierTotal += found.length
+      lastPending = Math.max(0, lastPending - batch.length) + found.length
+      exhausted = false
+      await onProgress({ fetched: counts.fetched + fetchesStarted, pending: lastPending })
+    })
+    chain = chain.catch((err) => {
+      failure ??= err
+    })
+    return chain.then(notify)
+  }
+
+  let refilling: Promise<void> | null = null
+  const refill = () => {
+    refilling ??= (async () => {
+      const want = Math.max(concurrency * 4, 20)
+      const rows = await nextPending(db, runId, want + taken.size)
+      buffer = rows.filter((r) => !taken.has(r.url))
+      exhausted = buffer.length === 0
+      // Workers idling for discoveries can take these.
+      if (buffer.length) notify()
+    })().finally(() => (refilling = null))
+    return refilling
+  }
+
+  let active = 0
+  const worker = async () => {
+    for (;;) {
+      if (failure || budgetSpent() || capReached()) return
+      if (!buffer.length) {
+        await refill()
+        if (!buffer.length) {
+          // Nothing pending right now: if pages are still in flight or unwritten, their links may add more.
+          if (active === 0 && unwritten.length === 0) return
+          if (unwritten.length) await flush()
+          else await woken
+          if (exhausted && active === 0 && unwritten.length === 0) {
+            await refill()
+            if (!buffer.length) return
+          }
+          continue
+        }
+      }
+      // Re-checked after the awaits above: from here to fetchesStarted++ nothing yields.
+      if (failure || budgetSpent() || capReached()) return
+      const entry = buffer.shift()!
+      if (taken.has(entry.url)) continue
+      taken.add(entry.url)
+      active++
+      let rec: PageRecord | null = null
+      try {
+        if (robotsAllows(robots, entry.url)) {
+          fetchesStarted++
+          rec = await fetchPage(fetcher, entry.url)
+          if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
+        }
+      } finally {
+        active--
+      }
+      unwritten.push({ entry, rec })
+      if (unwritten.length >= flushEvery || buffer.length === 0) await flush()
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  await flush()
+  if (failure) throw failure
+  const after = await frontierCounts(db, runId)
+  if (after.fetched >= limits.maxPages || after.pending === 0) return 'done'
+  return 'more'
+}

@@ -1,0 +1,111 @@
+/** Crawl scope: which URLs belong to the audit, and URL normalization for the frontier. */
+
+export type AuditScope = 'full_site' | 'blog_only' | 'custom_path'
+
+/** The resolved scope of one crawl. */
+export interface Scope {
+  kind: AuditScope
+  /** Host without a leading "www.": http/https and www/non-www count as the same site. */
+  site: string
+  /** Path prefixes a page must start with; empty = the whole site. */
+  prefixes: string[]
+  /** How the prefixes were found (for the report). */
+  reason: string
+}
+
+const NON_HTML_EXT = /\.(pdf|jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp4|m4v|mov|webm|avi|mp3|wav|ogg|flac|zip|gz|tgz|rar|7z|tar|exe|dmg|msi|apk|css|js|mjs|json|xml|rss|atom|txt|csv|xlsx?|docx?|pptx?|woff2?|ttf|otf|eot)$/i
+
+/** Words that mark blog-like sections in URL paths. */
+export const BLOG_SEGMENTS = /^(blog|blogs|news|articles?|posts?|insights|stories|journal|magazine|updates|press|weblog|actualites|noticias)$/i
+
+/** The site key of a host: lower-case, without "www.". */
+export function siteOf(host: string): string {
+  return host.toLowerCase().replace(/^www\./, '')
+}
+
+/** Frontier form of a URL: absolute http(s), no fragment, default port dropped; null when not crawlable. */
+export function normalizeUrl(raw: string, base?: string | URL): string | null {
+  let u: URL
+  try {
+    u = new URL(raw, base)
+  } catch {
+    return null
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null
+  if (u.username || u.password) return null
+  u.hash = ''
+  return u.toString()
+}
+
+/** Whether a URL path looks like a file that is not a web page (images, PDFs, archives ...). */
+export function looksNonHtml(url: string): boolean {
+  try {
+    return NON_HTML_EXT.test(new URL(url).pathname)
+  } catch {
+    return true
+  }
+}
+
+/** Whether a URL is on the audited site. */
+export function sameSite(scope: Pick<Scope, 'site'>, url: string): boolean {
+  try {
+    return siteOf(new URL(url).hostname) === scope.site
+  } catch {
+    return false
+  }
+}
+
+/** Whether a path is under a prefix ("/docs" covers "/docs" and "/docs/x", not "/docsx"). */
+export function underPrefix(path: string, prefix: string): boolean {
+  if (prefix === '/' || prefix === '') return true
+  const p = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
+  return path === p || path.startsWith(`${p}/`)
+}
+
+/** Whether a URL is in scope: same site and under one of the prefixes. */
+export function inScope(scope: Scope, url: string): boolean {
+  if (!sameSite(scope, url)) return false
+  if (scope.prefixes.length === 0) return true
+  const path = new URL(url).pathname
+  return scope.prefixes.some((p) => underPrefix(path, p))
+}
+
+/**
+ * The blog sections of a site from the URLs it shows: a first path segment named like a blog
+ * ("/blog", "/news", "/articles" ...), the sections that post sitemaps ("post-sitemap.xml",
+ * "sitemap-posts.xml") list, and the common section of feed items. Returns path prefixes.
+ */
+export function blogPrefixes(knownUrls: string[], postSitemapUrls: string[], feedItemUrls: string[], site: string): { prefixes: string[]; reason: string } {
+  const found = new Map<string, Set<string>>()
+  const add = (prefix: string, why: string) => {
+    if (!found.has(prefix)) found.set(prefix, new Set())
+    found.get(prefix)!.add(why)
+  }
+  const firstSegment = (url: string): string | null => {
+    try {
+      const u = new URL(url)
+      if (siteOf(u.hostname) !== site) return null
+      const seg = u.pathname.split('/').filter(Boolean)
+      return seg.length ? `/${seg[0]}` : null
+    } catch {
+      return null
+    }
+  }
+  for (const url of knownUrls) {
+    const seg = firstSegment(url)
+    if (seg && BLOG_SEGMENTS.test(seg.slice(1))) add(seg, 'blog-like URL section')
+  }
+  const sectionOfGroup = (urls: string[], why: string) => {
+    const counts = new Map<string, number>()
+    for (const url of urls) {
+      const seg = firstSegment(url)
+      if (seg) counts.set(seg, (counts.get(seg) ?? 0) + 1)
+    }
+    for (const [seg, n] of counts) if (n >= Math.max(2, urls.length * 0.2)) add(seg, why)
+  }
+  sectionOfGroup(postSitemapUrls, 'post sitemap')
+  sectionOfGroup(feedItemUrls, 'RSS/Atom feed items')
+  const prefixes = [...found.keys()].sort()
+  const reason = prefixes.map((p) => `${p} (${[...found.get(p)!].join(', ')})`).join('; ')
+  return { prefixes, reason }
+}

@@ -1,0 +1,165 @@
+import { ProviderError } from '../providers/errors'
+import type { GuardedFetch } from '../providers/web/fetch'
+import { CRAWLER_TOKEN, describeRobots, parseRobots, robotsAllows, type RobotsInfo } from '../providers/web/robots'
+import { gunzip, isGzip, parseFeedLinks, parseSitemap } from '../providers/web/sitemap'
+import { fetchPage } from './fetch-page'
+import { blogPrefixes, inScope, looksNonHtml, normalizeUrl, sameSite, siteOf, type AuditScope, type Scope } from './scope'
+
+/** Site-level facts gathered before the crawl: robots.txt, sitemaps, llms.txt, scope and seeds. */
+export interface SiteInfo {
+  startUrl: string
+  origin: string
+  scope: Scope
+  robots: RobotsInfo
+  llmsTxt: { url: string; present: boolean; status: number | null; bytes: number }
+  sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; urlCount: number; lastmod: Record<string, string> }
+  feeds: string[]
+  seeds: string[]
+}
+
+const MAX_SITEMAP_FILES = 25
+const MAX_SITEMAP_URLS = 5000
+const MAX_SITEMAP_BYTES = 10 * 1024 * 1024
+const POST_SITEMAP = /(post|blog|article|news)[^/]*\.xml(\.gz)?$/i
+
+/** Fetches a small text resource; status null when it could not be reached. */
+async function fetchText(fetcher: GuardedFetch, url: string, maxBytes: number): Promise<{ status: number | null; text: string; contentType: string; bytes: Uint8Array }> {
+  try {
+    const res = await fetcher(url, { service: new URL(url).hostname, timeoutMs: 10_000, maxBytes, retries: 1, maxRetryAfterMs: 3000 })
+    if (res.status >= 400) {
+      await res.body?.cancel()
+      return { status: res.status, text: '', contentType: '', bytes: new Uint8Array() }
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    return { status: res.status, text: new TextDecoder().decode(bytes), contentType: res.headers.get('content-type') ?? '', bytes }
+  } catch {
+    return { status: null, text: '', contentType: '', bytes: new Uint8Array() }
+  }
+}
+
+/** Reads sitemaps breadth-first through sitemap indexes, gzip included, within file and URL caps (`guessed`: the root is /sitemap.xml, not declared). */
+async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string, guessed: boolean) {
+  const queue = [...roots]
+  const seen = new Set<string>()
+  const fetched: string[] = []
+  const errors: { url: string; message: string }[] = []
+  const urls: string[] = []
+  const postUrls: string[] = []
+  const lastmod: Record<string, string> = {}
+  while (queue.length && fetched.length < MAX_SITEMAP_FILES && urls.length < MAX_SITEMAP_URLS) {
+    const url = queue.shift()!
+    if (seen.has(url)) continue
+    seen.add(url)
+    const got = await fetchText(fetcher, url, MAX_SITEMAP_BYTES)
+    if (got.status === null || got.status >= 400) {
+      // A missing /sitemap.xml that nothing declared is no error (the sitemap check reports "none").
+      if (guessed && got.status === 404 && roots.includes(url)) continue
+      errors.push({ url, message: got.status === null ? 'could not be fetched' : `HTTP ${got.status}` })
+      continue
+    }
+    fetched.push(url)
+    let xml = got.text
+    if (isGzip(got.bytes)) {
+      try {
+        xml = await gunzip(got.bytes, MAX_SITEMAP_BYTES)
+      } catch (err) {
+        errors.push({ url, message: `gzip: ${(err as Error).message}` })
+        continue
+      }
+    }
+    const parsed = parseSitemap(xml)
+    if (parsed.kind === 'invalid') errors.push({ url, message: parsed.error ?? 'invalid sitemap' })
+    for (const child of parsed.sitemaps) {
+      const n = normalizeUrl(child, url)
+      if (n && sameSite({ site }, n)) queue.push(n)
+    }
+    for (const entry of parsed.urls) {
+      const n = normalizeUrl(entry.loc, url)
+      if (!n || !sameSite({ site }, n) || urls.length >= MAX_SITEMAP_URLS) continue
+      urls.push(n)
+      if (entry.lastmod) lastmod[n] = entry.lastmod
+      if (POST_SITEMAP.test(url)) postUrls.push(n)
+    }
+  }
+  return { fetched, errors, urls, postUrls, lastmod }
+}
+
+/**
+ * Gathers what the crawl needs before fetching pages, and the scope. `custom_path` scope uses
+ * `customPath`, else the path of the start URL; `blog_only` finds blog sections from URL paths,
+ * post sitemaps and feeds (see `blogPrefixes`).
+ */
+export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, kind: AuditScope, customPath: string | undefined, maxPages: number): Promise<SiteInfo> {
+  const startUrl = normalizeUrl(websiteUrl)
+  if (!startUrl) throw new ProviderError('invalid_input', 'website_url must be an absolute http or https URL', 'website_url')
+  const start = new URL(startUrl)
+  const origin = start.origin
+  const site = siteOf(start.hostname)
+
+  const robotsUrl = `${origin}/robots.txt`
+  const robotsAnswer = await fetchText(fetcher, robotsUrl, 512 * 1024)
+  const robots = describeRobots(robotsUrl, robotsAnswer.status, robotsAnswer.text, origin)
+
+  const llmsUrl = `${origin}/llms.txt`
+  const llms = await fetchText(fetcher, llmsUrl, 1024 * 1024)
+  const llmsPresent = llms.status !== null && llms.status < 300 && llms.text.trim().length > 0 && !/html/i.test(llms.contentType) && !/^\s*</.test(llms.text)
+
+  const sitemapRoots = robots.sitemaps.map((s) => normalizeUrl(s)).filter((s): s is string => !!s && sameSite({ site }, s))
+  const sitemaps = await readSitemaps(fetcher, sitemapRoots.length ? sitemapRoots : [`${origin}/sitemap.xml`], site, sitemapRoots.length === 0)
+
+  let scope: Scope
+  const feeds: string[] = []
+  if (kind === 'full_site') {
+    scope = { kind, site, prefixes: [], reason: 'every page of the site' }
+  } else if (kind === 'custom_path') {
+    const path = customPath ?? start.pathname
+    if (!path || path === '/') {
+      throw new ProviderError('invalid_input', 'audit_scope custom_path needs a path: give custom_path (e.g. "/docs/") or a website_url with a path', 'custom_path')
+    }
+    scope = { kind, site, prefixes: [path], reason: customPath ? `custom_path ${path}` : `path of website_url (${path})` }
+  } else {
+    const home = await fetchPage(fetcher, startUrl)
+    const homeLinks = home.html?.links.map((l) => l.url) ?? []
+    const feedItems: string[] = []
+    for (const feed of (home.html?.feeds ?? []).slice(0, 3)) {
+      feeds.push(feed)
+      const got = await fetchText(fetcher, feed, 5 * 1024 * 1024)
+      feedItems.push(...parseFeedLinks(got.text))
+    }
+    const found = blogPrefixes([...homeLinks, ...sitemaps.urls], sitemaps.postUrls, feedItems, site)
+    if (found.prefixes.length === 0) {
+      throw new ProviderError(
+        'unprocessable',
+        'audit_scope blog_only found no blog section on this site (no /blog, /news, /articles ... section, post sitemap or feed). Use full_site or custom_path.',
+        'audit_scope',
+      )
+    }
+    scope = { kind, site, prefixes: found.prefixes, reason: found.reason }
+  }
+
+  const parsedRobots = parseRobots(robotsUrl, robots.text)
+  const seeds: string[] = []
+  const add = (url: string) => {
+    if (!seeds.includes(url) && inScope(scope, url) && !looksNonHtml(url)) seeds.push(url)
+  }
+  add(startUrl)
+  for (const p of scope.prefixes) add(`${origin}${p}`)
+  for (const url of sitemaps.urls) {
+    if (seeds.length >= maxPages * 2) break
+    add(url)
+  }
+  if (seeds.length === 0) throw new ProviderError('unprocessable', `No page of ${startUrl} is inside the audit scope (${scope.reason})`, 'website_url')
+  if (!seeds.some((s) => robotsAllows(parsedRobots, s))) {
+    throw new ProviderError('unprocessable', `robots.txt of ${origin} disallows every starting page of the audit for our crawler (${CRAWLER_TOKEN})`, 'website_url')
+  }
+  return {
+    startUrl,
+    origin,
+    scope,
+    robots,
+    llmsTxt: { url: llmsUrl, present: llmsPresent, status: llms.status, bytes: llms.text.length },
+    sitemaps: { fetched: sitemaps.fetched, errors: sitemaps.errors, urlCount: sitemaps.urls.length, lastmod: Object.fromEntries(Object.entries(sitemaps.lastmod).slice(0, 2000)) },
+    feeds,
+    seeds,
+  }
+}

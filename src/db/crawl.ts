@@ -1,0 +1,105 @@
+/** The crawl frontier of content audits, keyed by run id (migration 0007). */
+
+export type CrawlSource = 'seed' | 'sitemap' | 'link' | 'redirect' | 'canonical'
+export type CrawlKind = 'html' | 'redirect' | 'error' | 'skipped' | 'blocked'
+
+export interface FrontierEntry {
+  url: string
+  depth: number
+  source: CrawlSource
+}
+
+export interface CrawlResult {
+  url: string
+  kind: CrawlKind
+  status: number | null
+  /** JSON text of the page facts. */
+  facts: string
+}
+
+export interface DoneRow {
+  url: string
+  depth: number
+  source: CrawlSource
+  kind: CrawlKind
+  status: number | null
+  facts: string
+}
+
+export interface FrontierCounts {
+  pending: number
+  done: number
+  /** Finished rows that cost a fetch (everything but robots-blocked URLs). */
+  fetched: number
+  total: number
+}
+
+/** One statement adding URLs to the frontier (ones already there, pending or done, are left alone). */
+function enqueueStatement(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO crawl_pages (run_id, url, depth, seq, source, state)
+       SELECT ?1, j.value ->> 'url', j.value ->> 'depth', ?2 + j.key, j.value ->> 'source', 'pending' FROM json_each(?3) AS j WHERE true
+       ON CONFLICT(run_id, url) DO NOTHING`,
+    )
+    .bind(runId, seqBase, JSON.stringify(entries))
+}
+
+/** Adds URLs to the frontier; ones already there (pending or done) are left alone. */
+export async function enqueueUrls(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): Promise<void> {
+  if (entries.length === 0) return
+  await enqueueStatement(db, runId, entries, seqBase).run()
+}
+
+/** The next pending URLs, shallowest first, then in discovery order. */
+export async function nextPending(db: D1Database, runId: string, limit: number): Promise<FrontierEntry[]> {
+  const { results } = await db
+    .prepare(`SELECT url, depth, source FROM crawl_pages WHERE run_id = ? AND state = 'pending' ORDER BY depth, seq LIMIT ?`)
+    .bind(runId, limit)
+    .all<FrontierEntry>()
+  return results
+}
+
+/**
+ * Marks pages done with their results and adds the URLs they led to, in one transaction: a crash
+ * leaves either both or neither, so no finished page loses its discoveries.
+ */
+export async function finishPages(db: D1Database, runId: string, results: CrawlResult[], discovered: FrontierEntry[], seqBase: number, now: number): Promise<void> {
+  if (results.length === 0 && discovered.length === 0) return
+  const update = db.prepare(`UPDATE crawl_pages SET state = 'done', kind = ?, status = ?, facts = ?, fetched_at = ? WHERE run_id = ? AND url = ?`)
+  const statements = results.map((r) => update.bind(r.kind, r.status, r.facts, now, runId, r.url))
+  if (discovered.length) statements.push(enqueueStatement(db, runId, discovered, seqBase))
+  await db.batch(statements)
+}
+
+/** Pending, done and fetched counts of a run's frontier. */
+export async function frontierCounts(db: D1Database, runId: string): Promise<FrontierCounts> {
+  const row = await db
+    .prepare(
+      `SELECT COUNT(*) AS total,
+              COALESCE(SUM(state = 'pending'), 0) AS pending,
+              COALESCE(SUM(state = 'done'), 0) AS done,
+              COALESCE(SUM(state = 'done' AND kind <> 'blocked'), 0) AS fetched
+         FROM crawl_pages WHERE run_id = ?`,
+    )
+    .bind(runId)
+    .first<FrontierCounts>()
+  return row ?? { pending: 0, done: 0, fetched: 0, total: 0 }
+}
+
+/** Finished rows, a page at a time (ordered by url for stable paging). */
+export async function donePages(db: D1Database, runId: string, afterUrl: string, limit: number): Promise<DoneRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT url, depth, source, kind, status, facts FROM crawl_pages
+        WHERE run_id = ? AND state = 'done' AND url > ? ORDER BY url LIMIT ?`,
+    )
+    .bind(runId, afterUrl, limit)
+    .all<DoneRow>()
+  return results
+}
+
+/** Drops a run's frontier once its audit is stored. */
+export async function deleteCrawl(db: D1Database, runId: string): Promise<void> {
+  await db.prepare('DELETE FROM crawl_pages WHERE run_id = ?').bind(runId).run()
+}

@@ -1,0 +1,30 @@
+import type { ActionContext } from '../../runtime/context'
+import type { EngineAccess } from '../../seo/engines/types'
+import { ProviderError, UpstreamError } from '../errors'
+import { readJson } from '../web/fetch'
+import { openAiSearchRequest, readOpenAiSearch, type ResponsesBody } from './transform'
+
+const SERVICE = 'OpenAI web search'
+
+/** Asks the OpenAI Responses API one question with the web search tool; returns the answer and its citations. */
+export async function askOpenAiSearch(ctx: ActionContext, access: EngineAccess, question: string) {
+  const res = await ctx.fetch(`${access.baseUrl}/responses`, {
+    method: 'POST',
+    service: SERVICE,
+    idempotent: true,
+    timeoutMs: 60_000,
+    retries: 1,
+    headers: { authorization: `Bearer ${access.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(openAiSearchRequest(access.model, question)),
+  })
+  if (res.status === 401 || res.status === 403) {
+    await res.body?.cancel()
+    throw new ProviderError('unauthorized', `OpenAI rejected the key (${access.keySource}), status ${res.status}`)
+  }
+  const body = await readJson<ResponsesBody>(res, SERVICE)
+  if (!res.ok) {
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${body.error?.message ?? ''}`.trim(), res.status)
+  }
+  if (body.status === 'failed') throw new UpstreamError(SERVICE, 'status', `${SERVICE} failed: ${body.error?.message ?? 'no reason given'}`)
+  return readOpenAiSearch(body)
+}

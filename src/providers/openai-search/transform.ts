@@ -1,0 +1,81 @@
+/** OpenAI Responses API answers with the `web_search` tool, and their reader. */
+
+export interface UrlCitation {
+  type: 'url_citation'
+  url: string
+  title?: string
+  start_index?: number
+  end_index?: number
+}
+
+export interface ResponsesOutputItem {
+  type: string
+  id?: string
+  status?: string
+  role?: string
+  /** web_search_call: the search the model ran, with the sources when asked for through `include`. */
+  action?: { type?: string; query?: string; sources?: { type?: string; url?: string }[] }
+  content?: { type: string; text?: string; annotations?: (UrlCitation | { type: string })[] }[]
+}
+
+export interface ResponsesBody {
+  id?: string
+  object?: string
+  model?: string
+  status?: string
+  error?: { message?: string } | null
+  output?: ResponsesOutputItem[]
+  usage?: Record<string, unknown>
+}
+
+/** Request body for one question: the web search tool, forced, with its consulted sources included. */
+export function openAiSearchRequest(model: string, question: string): Record<string, unknown> {
+  return {
+    model,
+    input: question,
+    instructions: 'Answer the question concisely using web search, and cite your sources.',
+    tools: [{ type: 'web_search' }],
+    tool_choice: 'required',
+    include: ['web_search_call.action.sources'],
+    max_output_tokens: 4000,
+    store: false,
+  }
+}
+
+const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)
+
+/** Answer text, cited URLs (`url_citation` annotations) and consulted URLs (web_search_call sources). */
+export function readOpenAiSearch(body: ResponsesBody): { text: string; cited: string[]; sources: string[]; model: string | null } {
+  const texts: string[] = []
+  const cited: string[] = []
+  const sources: string[] = []
+  for (const item of body.output ?? []) {
+    if (item.type === 'web_search_call') {
+      for (const s of item.action?.sources ?? []) if (isHttp(s.url) && !sources.includes(s.url)) sources.push(s.url)
+    }
+    if (item.type !== 'message') continue
+    for (const part of item.content ?? []) {
+      if (part.type !== 'output_text') continue
+      if (part.text) texts.push(part.text)
+      for (const a of part.annotations ?? []) {
+        if (a.type === 'url_citation' && isHttp((a as UrlCitation).url)) {
+          const url = stripUtm((a as UrlCitation).url)
+          if (!cited.includes(url)) cited.push(url)
+        }
+      }
+    }
+  }
+  for (const u of cited) if (!sources.includes(u)) sources.push(u)
+  return { text: texts.join('\n'), cited, sources, model: body.model ?? null }
+}
+
+/** OpenAI tags cited links with `utm_source=openai`; the tag is not part of the source. */
+function stripUtm(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.searchParams.get('utm_source') === 'openai') u.searchParams.delete('utm_source')
+    return u.toString()
+  } catch {
+    return url
+  }
+}

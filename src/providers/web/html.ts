@@ -1,0 +1,446 @@
+import { isNonDescriptive } from '../../audit/link-text'
+import { countWords, decodeEntities, squash, termCounts, topEntries } from '../../audit/text'
+
+/** A link from a page: absolute target without fragment, with its text. */
+export interface PageLink {
+  url: string
+  text: string
+  nofollow: boolean
+}
+
+/** An anchor Lighthouse's crawlable-anchors audit would fail. */
+export interface BadAnchor {
+  href: string | null
+  text: string
+  reason: string
+}
+
+/** Everything the audit needs from one HTML page, extracted in one streaming pass. */
+export interface HtmlFacts {
+  lang: string | null
+  titles: string[]
+  metaDescriptions: string[]
+  /** Meta robots directives, by the name they were given to ("robots", "googlebot" ...). */
+  metaRobots: { name: string; content: string }[]
+  viewport: boolean
+  canonicals: string[]
+  /** hreflang alternates declared in <head>, raw as written. */
+  hreflangs: { lang: string; href: string | null }[]
+  feeds: string[]
+  headings: { level: number; text: string }[]
+  wordCount: number
+  /** Top content terms and bigrams of the main text (nav, header, footer, aside left out). */
+  terms: [string, number][]
+  /** Same-site and external links with href, deduplicated by target. */
+  links: PageLink[]
+  externalLinks: number
+  badAnchors: BadAnchor[]
+  vagueLinks: { href: string; text: string; lang: string | null }[]
+  images: number
+  imagesWithoutAlt: string[]
+  jsonLd: { types: string[]; errors: string[]; author: boolean; datePublished: string | null; dateModified: string | null }
+  microdataTypes: string[]
+  openGraph: Record<string, string>
+  mixedContent: string[]
+  questions: { text: string; answered: boolean }[]
+  lists: number
+  tables: number
+  author: string | null
+  published: string | null
+  modified: string | null
+}
+
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen'])
+const HEAD_ONLY = new Set(['html', 'head', 'title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template'])
+const IGNORE_TEXT = new Set(['script', 'style', 'noscript', 'template'])
+const BOILERPLATE = new Set(['nav', 'header', 'footer', 'aside'])
+const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'div', 'dl', 'fieldset', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul'])
+const QUESTION_START = /^(what|why|how|when|where|who|whom|which|can|could|does|do|did|is|are|should|will|would|was|were|quel|quelle|comment|pourquoi|qué|que|cómo|como|por qué|wie|was|warum|wann|wo)\b/i
+const MAX_TEXT = 200_000
+const MAX_LINKS = 300
+
+interface Frame {
+  tag: string
+  lang: string | null
+}
+
+interface AnchorState {
+  href: string | null
+  nofollow: boolean
+  chunks: { text: string; lang: string | null }[]
+  bad: BadAnchor | null
+}
+
+/** Whether a heading reads as a question. */
+export function isQuestion(text: string): boolean {
+  return text.endsWith('?') || QUESTION_START.test(text)
+}
+
+/** The crawlable-anchors verdict of Lighthouse for one anchor, from its attributes alone. */
+function anchorProblem(el: Element, href: string | null, pageUrl: string): string | null {
+  if (el.hasAttribute('role')) return null
+  if (href !== null && href.trim().toLowerCase().startsWith('mailto:')) return null
+  if ((href === null || href === '') && el.hasAttribute('id')) return null
+  if (href !== null && href.trim().toLowerCase().startsWith('file:')) return 'file: links cannot be crawled'
+  if (el.hasAttribute('name')) return null
+  if (href === null) {
+    for (const [name] of el.attributes) if (name.toLowerCase().startsWith('on')) return 'link without href, handled by a script'
+    return null
+  }
+  if (href === '') return 'empty href'
+  if (/javascript:void(\(|)0(\)|)/.test(href)) return 'javascript:void(0) href'
+  try {
+    new URL(href, pageUrl)
+  } catch {
+    return 'href is not a valid URL'
+  }
+  return null
+}
+
+function jsonLdTypes(value: unknown, out: HtmlFacts['jsonLd']): void {
+  if (Array.isArray(value)) {
+    for (const v of value) jsonLdTypes(v, out)
+    return
+  }
+  if (!value || typeof value !== 'object') return
+  const obj = value as Record<string, unknown>
+  const type = obj['@type']
+  for (const t of Array.isArray(type) ? type : type ? [type] : []) if (typeof t === 'string' && !out.types.includes(t)) out.types.push(t)
+  if (obj.author) out.author = true
+  if (typeof obj.datePublished === 'string') out.datePublished ??= obj.datePublished
+  if (typeof obj.dateModified === 'string') out.dateModified ??= obj.dateModified
+  for (const [k, v] of Object.entries(obj)) if (k !== '@context' && v && typeof v === 'object') jsonLdTypes(v, out)
+}
+
+/**
+ * Extracts the audit facts of an HTML response in one HTMLRewriter pass (no DOM is built).
+ * `pageUrl` is the URL the page was served from, for resolving relative links.
+ */
+export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlFacts> {
+  const base = new URL(pageUrl)
+  const facts: HtmlFacts = {
+    lang: null,
+    titles: [],
+    metaDescriptions: [],
+    metaRobots: [],
+    viewport: false,
+    canonicals: [],
+    hreflangs: [],
+    feeds: [],
+    headings: [],
+    wordCount: 0,
+    terms: [],
+    links: [],
+    externalLinks: 0,
+    badAnchors: [],
+    vagueLinks: [],
+    images: 0,
+    imagesWithoutAlt: [],
+    jsonLd: { types: [], errors: [], author: false, datePublished: null, dateModified: null },
+    microdataTypes: [],
+    openGraph: {},
+    mixedContent: [],
+    questions: [],
+    lists: 0,
+    tables: 0,
+    author: null,
+    published: null,
+    modified: null,
+  }
+  const stack: Frame[] = []
+  let bodyStarted = false
+  let title: string[] | null = null
+  let heading: { level: number; parts: string[] } | null = null
+  let anchor: AnchorState | null = null
+  let jsonLd: string[] | null = null
+  let pendingQuestion: { text: string; answered: boolean } | null = null
+  let answerParagraph: string[] | null = null
+  const mainText: string[] = []
+  let mainLength = 0
+  let wordCount = 0
+  let pendingWordText = ''
+  const seenLinks = new Set<string>()
+  const https = base.protocol === 'https:'
+
+  const has = (tag: string) => stack.some((f) => f.tag === tag)
+  const currentLang = () => {
+    for (let i = stack.length - 1; i >= 0; i--) if (stack[i].lang !== null) return stack[i].lang
+    return null
+  }
+  const popTo = (tag: string) => {
+    const i = stack.map((f) => f.tag).lastIndexOf(tag)
+    if (i >= 0) stack.length = i
+  }
+  const resolve = (raw: string): URL | null => {
+    try {
+      return new URL(raw, base)
+    } catch {
+      return null
+    }
+  }
+  const mixed = (raw: string | null) => {
+    if (!https || !raw) return
+    const u = resolve(decodeEntities(raw).trim())
+    if (u?.protocol === 'http:' && facts.mixedContent.length < 20) facts.mixedContent.push(u.toString())
+  }
+
+  const endHeading = () => {
+    if (!heading) return
+    const text = squash(heading.parts.join(''))
+    facts.headings.push({ level: heading.level, text: text.slice(0, 200) })
+    heading = null
+    if (pendingQuestion) facts.questions.push(pendingQuestion)
+    pendingQuestion = text && isQuestion(text) ? { text: text.slice(0, 200), answered: false } : null
+  }
+  const endAnchor = () => {
+    if (!anchor) return
+    const a = anchor
+    anchor = null
+    const text = squash(a.chunks.map((c) => c.text).join(''))
+    const langs = new Set(a.chunks.filter((c) => c.text.trim()).map((c) => c.lang))
+    const lang = langs.size === 1 ? [...langs][0] : null
+    if (a.bad) a.bad.text = text.slice(0, 100)
+    if (a.href === null) return
+    const lower = a.href.trim().toLowerCase()
+    if (lower.startsWith('javascript:') || lower.startsWith('mailto:') || lower.startsWith('tel:')) return
+    const target = resolve(a.href.trim())
+    if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:')) return
+    target.hash = ''
+    const abs = target.toString()
+    const samePage = abs === pageUrl.split('#')[0]
+    if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
+    if (samePage) return
+    if (target.host !== base.host) {
+      facts.externalLinks++
+      return
+    }
+    if (!seenLinks.has(abs) && facts.links.length < MAX_LINKS) {
+      seenLinks.add(abs)
+      facts.links.push({ url: abs, text: text.slice(0, 100), nofollow: a.nofollow })
+    }
+  }
+
+  const rewriter = new HTMLRewriter()
+    .on('*', {
+      element(el) {
+        const tag = el.tagName.toLowerCase()
+        if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
+        // Element boundaries separate words ("<li>a</li><li>b</li>" is two words).
+        if (bodyStarted) {
+          pendingWordText += ' '
+          if (mainLength < MAX_TEXT) mainText.push(' ')
+        }
+        if (CLOSES_P.has(tag) && has('p')) {
+          if (answerParagraph) finishAnswer()
+          popTo('p')
+        }
+        if ((tag === 'li' || tag === 'dt' || tag === 'dd') && stack.length && stack[stack.length - 1].tag === tag) stack.pop()
+        const lang = tag === 'svg' || !el.hasAttribute('lang') ? null : (el.getAttribute('lang') ?? '').trim()
+        if (!VOID.has(tag)) {
+          stack.push({ tag, lang })
+          try {
+            el.onEndTag(() => {
+              if (tag === 'title') closeTitle()
+              if (/^h[1-6]$/.test(tag)) endHeading()
+              if (tag === 'a') endAnchor()
+              if (tag === 'p' && answerParagraph) finishAnswer()
+              if (tag === 'script' && jsonLd) closeJsonLd()
+              popTo(tag)
+              // A <p> closed implicitly by its parent's end tag ends the answer too.
+              if (answerParagraph && !has('p')) finishAnswer()
+            })
+          } catch {
+            stack.pop()
+          }
+        }
+        switch (tag) {
+          case 'html':
+            facts.lang = lang
+            break
+          case 'title':
+            if (!bodyStarted) title = []
+            break
+          case 'meta':
+            onMeta(el)
+            break
+          case 'link':
+            onLink(el)
+            break
+          case 'h1':
+          case 'h2':
+          case 'h3':
+          case 'h4':
+          case 'h5':
+          case 'h6':
+            endHeading()
+            heading = { level: Number(tag[1]), parts: [] }
+            break
+          case 'a': {
+            endAnchor()
+            const raw = el.getAttribute('href')
+            const href = raw === null ? null : decodeEntities(raw)
+            const problem = anchorProblem(el, href, pageUrl)
+            const bad = problem && facts.badAnchors.length < 50 ? { href, text: '', reason: problem } : null
+            if (bad) facts.badAnchors.push(bad)
+            const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/)
+            if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
+            anchor = { href, nofollow: rel.includes('nofollow'), chunks: [], bad }
+            break
+          }
+          case 'img': {
+            facts.images++
+            const alt = el.getAttribute('alt')
+            const src = el.getAttribute('src')
+            if (alt === null && facts.imagesWithoutAlt.length < 20) facts.imagesWithoutAlt.push(src ? decodeEntities(src) : '(no src)')
+            mixed(src)
+            break
+          }
+          case 'script': {
+            const type = (el.getAttribute('type') ?? '').trim().toLowerCase()
+            if (type === 'application/ld+json') jsonLd = []
+            mixed(el.getAttribute('src'))
+            break
+          }
+          case 'iframe':
+          case 'video':
+          case 'audio':
+          case 'source':
+          case 'embed':
+          case 'track':
+            mixed(el.getAttribute('src'))
+            break
+          case 'object':
+            mixed(el.getAttribute('data'))
+            break
+          case 'ul':
+          case 'ol':
+          case 'dl':
+            facts.lists++
+            if (pendingQuestion && !heading) answerFound()
+            break
+          case 'table':
+            facts.tables++
+            if (pendingQuestion && !heading) answerFound()
+            break
+          case 'p':
+            if (pendingQuestion && !heading) answerParagraph = []
+            break
+          case 'time': {
+            const dt = el.getAttribute('datetime')
+            if (dt && !facts.published && has('body')) facts.published = decodeEntities(dt)
+            break
+          }
+        }
+        const itemprop = (el.getAttribute('itemprop') ?? '').toLowerCase()
+        if (itemprop === 'author' && !facts.author) facts.author = 'itemprop=author'
+        if (itemprop === 'datepublished') facts.published ??= el.getAttribute('content') ?? el.getAttribute('datetime')
+        if (itemprop === 'datemodified') facts.modified ??= el.getAttribute('content') ?? el.getAttribute('datetime')
+        const itemtype = el.getAttribute('itemtype')
+        if (itemtype) {
+          const name = itemtype.trim().split('/').pop() ?? ''
+          if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
+        }
+      },
+    })
+    .onDocument({
+      text(chunk) {
+        const raw = chunk.text
+        if (!raw) return
+        if (jsonLd) {
+          jsonLd.push(raw)
+          return
+        }
+        if (stack.some((f) => IGNORE_TEXT.has(f.tag))) return
+        const text = decodeEntities(raw)
+        if (title) title.push(text)
+        if (!bodyStarted) return
+        if (heading) heading.parts.push(text)
+        if (anchor) anchor.chunks.push({ text, lang: currentLang() })
+        if (answerParagraph) answerParagraph.push(text)
+        if (stack.some((f) => BOILERPLATE.has(f.tag))) return
+        if (mainLength < MAX_TEXT) {
+          mainText.push(text)
+          mainLength += text.length
+        }
+        // Chunks may split words; a trailing partial word is counted with the next chunk.
+        pendingWordText += text
+        if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
+          wordCount += countWords(pendingWordText)
+          pendingWordText = ''
+        }
+      },
+    })
+
+  function closeTitle() {
+    if (title) facts.titles.push(squash(title.join('')))
+    title = null
+  }
+  function closeJsonLd() {
+    const text = (jsonLd ?? []).join('')
+    jsonLd = null
+    try {
+      jsonLdTypes(JSON.parse(text), facts.jsonLd)
+    } catch (err) {
+      if (facts.jsonLd.errors.length < 5) facts.jsonLd.errors.push(`JSON-LD block is not valid JSON: ${(err as Error).message.slice(0, 120)}`)
+    }
+  }
+  function answerFound() {
+    if (!pendingQuestion) return
+    pendingQuestion.answered = true
+    facts.questions.push(pendingQuestion)
+    pendingQuestion = null
+  }
+  function finishAnswer() {
+    const text = squash((answerParagraph ?? []).join(''))
+    answerParagraph = null
+    if (!pendingQuestion) return
+    if (countWords(text) >= 5) answerFound()
+  }
+  function onMeta(el: Element) {
+    const name = (el.getAttribute('name') ?? '').trim().toLowerCase()
+    const property = (el.getAttribute('property') ?? '').trim().toLowerCase()
+    const content = decodeEntities(el.getAttribute('content') ?? '')
+    if (name === 'description' && !bodyStarted) facts.metaDescriptions.push(content)
+    if (name === 'viewport') facts.viewport = true
+    if (name === 'author' && content.trim()) facts.author = content.trim()
+    if (name === 'robots' || name.endsWith('bot') || name === 'googlebot-news' || name === 'slurp') {
+      if (!bodyStarted) facts.metaRobots.push({ name, content })
+    }
+    if (property.startsWith('og:') && Object.keys(facts.openGraph).length < 20) facts.openGraph[property] = content
+    if (property === 'article:published_time' || name === 'date' || name === 'dc.date') facts.published ??= content
+    if (property === 'article:modified_time' || property === 'og:updated_time' || name === 'last-modified') facts.modified ??= content
+    if (property === 'article:author' && content.trim()) facts.author ??= content.trim()
+  }
+  function onLink(el: Element) {
+    const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean)
+    const href = el.getAttribute('href')
+    if (rel.includes('stylesheet')) mixed(href)
+    if (bodyStarted) return
+    if (rel.includes('canonical') && href !== null) facts.canonicals.push(decodeEntities(href))
+    if (rel.includes('alternate')) {
+      const hreflang = el.getAttribute('hreflang')
+      if (hreflang !== null) facts.hreflangs.push({ lang: decodeEntities(hreflang), href: href === null ? null : decodeEntities(href) })
+      const type = (el.getAttribute('type') ?? '').toLowerCase()
+      if ((type === 'application/rss+xml' || type === 'application/atom+xml') && href) {
+        const u = resolve(decodeEntities(href))
+        if (u) facts.feeds.push(u.toString())
+      }
+    }
+    if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
+  }
+
+  const out = rewriter.transform(res)
+  const reader = out.body?.getReader()
+  if (reader) for (;;) if ((await reader.read()).done) break
+  endHeading()
+  endAnchor()
+  if (pendingQuestion) facts.questions.push(pendingQuestion)
+  if (pendingWordText) wordCount += countWords(pendingWordText)
+  facts.wordCount = wordCount
+  const counts = termCounts(mainText.join(''))
+  facts.terms = topEntries(counts, 40)
+  facts.published ??= facts.jsonLd.datePublished
+  facts.modified ??= facts.jsonLd.dateModified
+  if (!facts.author && facts.jsonLd.author) facts.author = 'JSON-LD author'
+  return facts
+}

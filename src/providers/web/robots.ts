@@ -1,0 +1,108 @@
+import robotsParser from 'robots-parser'
+
+/** The product token our crawler answers to in robots.txt groups. */
+export const CRAWLER_TOKEN = 'AgentActionAPI'
+
+/** Crawlers of AI answer engines and model trainers, with what blocking each one costs. */
+export const AI_CRAWLERS: { agent: string; owner: string; purpose: 'answers' | 'training' }[] = [
+  { agent: 'GPTBot', owner: 'OpenAI', purpose: 'training' },
+  { agent: 'OAI-SearchBot', owner: 'OpenAI (ChatGPT search)', purpose: 'answers' },
+  { agent: 'ChatGPT-User', owner: 'OpenAI (ChatGPT browsing)', purpose: 'answers' },
+  { agent: 'ClaudeBot', owner: 'Anthropic', purpose: 'training' },
+  { agent: 'Claude-SearchBot', owner: 'Anthropic (Claude search)', purpose: 'answers' },
+  { agent: 'Claude-User', owner: 'Anthropic (Claude browsing)', purpose: 'answers' },
+  { agent: 'PerplexityBot', owner: 'Perplexity', purpose: 'answers' },
+  { agent: 'Perplexity-User', owner: 'Perplexity (browsing)', purpose: 'answers' },
+  { agent: 'Google-Extended', owner: 'Google (Gemini training)', purpose: 'training' },
+  { agent: 'Applebot-Extended', owner: 'Apple (model training)', purpose: 'training' },
+  { agent: 'CCBot', owner: 'Common Crawl', purpose: 'training' },
+  { agent: 'Bytespider', owner: 'ByteDance', purpose: 'training' },
+  { agent: 'Amazonbot', owner: 'Amazon (Alexa answers)', purpose: 'answers' },
+  { agent: 'meta-externalagent', owner: 'Meta', purpose: 'training' },
+  { agent: 'cohere-ai', owner: 'Cohere', purpose: 'training' },
+]
+
+const KNOWN_DIRECTIVES = new Set(['user-agent', 'disallow', 'allow', 'sitemap', 'crawl-delay', 'clean-param', 'host', 'request-rate', 'visit-time', 'noindex', 'content-signal'])
+
+/** What the site's robots.txt says, as the audit and the crawler need it. */
+export interface RobotsInfo {
+  url: string
+  /** HTTP status of robots.txt, or null when it could not be fetched. */
+  status: number | null
+  /** The body when it was a 2xx text answer, else ''. */
+  text: string
+  /** Lighthouse-style validity errors, with line numbers. */
+  errors: { line: number; message: string }[]
+  sitemaps: string[]
+  crawlDelaySeconds: number | null
+  /** AI crawlers the robots.txt keeps away from the site root. */
+  blockedAiCrawlers: string[]
+}
+
+type Parsed = ReturnType<typeof robotsParser>
+
+/** Parses robots.txt text for `isAllowed` checks; an empty text allows everything. */
+export function parseRobots(url: string, text: string): Parsed {
+  return robotsParser(url, text)
+}
+
+/** Whether robots.txt lets `agent` fetch `url` (unparsable URLs and other hosts read as allowed). */
+export function robotsAllows(parsed: Parsed, url: string, agent = CRAWLER_TOKEN): boolean {
+  return parsed.isAllowed(url, agent) !== false
+}
+
+/** Validity errors of a robots.txt body, with Lighthouse's rules (robots-txt audit). */
+export function validateRobots(text: string): { line: number; message: string }[] {
+  const errors: { line: number; message: string }[] = []
+  let seenAgent = false
+  text.split(/\r\n|\r|\n/).forEach((raw, i) => {
+    const line = raw.replace(/#.*$/, '').trim()
+    if (!line) return
+    const colon = line.indexOf(':')
+    if (colon < 0) {
+      errors.push({ line: i + 1, message: 'Syntax not understood' })
+      return
+    }
+    const directive = line.slice(0, colon).trim().toLowerCase()
+    const value = line.slice(colon + 1).trim()
+    if (!KNOWN_DIRECTIVES.has(directive)) {
+      errors.push({ line: i + 1, message: `Unknown directive "${line.slice(0, colon).trim()}"` })
+      return
+    }
+    if (directive === 'user-agent') {
+      seenAgent = true
+      if (!value) errors.push({ line: i + 1, message: 'No user-agent specified' })
+    } else if (directive === 'allow' || directive === 'disallow') {
+      if (!seenAgent) errors.push({ line: i + 1, message: 'No user-agent specified' })
+      if (value && !value.startsWith('/') && !value.startsWith('*')) errors.push({ line: i + 1, message: 'Pattern should either be empty, start with "/" or "*"' })
+      if (value.includes('$') && value.indexOf('$') !== value.length - 1) errors.push({ line: i + 1, message: '"$" should only be used at the end of the pattern' })
+    } else if (directive === 'sitemap') {
+      let ok = false
+      try {
+        const u = new URL(value)
+        ok = u.protocol === 'http:' || u.protocol === 'https:'
+      } catch {
+        ok = false
+      }
+      if (!ok) errors.push({ line: i + 1, message: 'Invalid sitemap URL' })
+    }
+  })
+  return errors
+}
+
+/** Robots facts of a site from its robots.txt answer (status null: unreachable). */
+export function describeRobots(url: string, status: number | null, text: string, origin: string): RobotsInfo {
+  const body = status !== null && status >= 200 && status < 300 ? text : ''
+  const parsed = parseRobots(url, body)
+  const root = `${origin}/`
+  const delay = parsed.getCrawlDelay(CRAWLER_TOKEN)
+  return {
+    url,
+    status,
+    text: body.slice(0, 100_000),
+    errors: body ? validateRobots(body) : [],
+    sitemaps: parsed.getSitemaps(),
+    crawlDelaySeconds: typeof delay === 'number' && Number.isFinite(delay) ? delay : null,
+    blockedAiCrawlers: AI_CRAWLERS.filter((c) => !robotsAllows(parsed, root, c.agent)).map((c) => c.agent),
+  }
+}

@@ -1,0 +1,92 @@
+import { XMLParser } from 'fast-xml-parser'
+
+/** What one sitemap file holds: page URLs (urlset) or further sitemaps (sitemapindex). */
+export interface SitemapContent {
+  kind: 'urlset' | 'index' | 'invalid'
+  urls: { loc: string; lastmod: string | null }[]
+  sitemaps: string[]
+  error?: string
+}
+
+const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, processEntities: true, parseTagValue: false, trimValues: true })
+
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'object' && v && '#text' in v ? String((v as { '#text': unknown })['#text']).trim() : '')
+
+/** True when bytes start with the gzip magic number. */
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b
+}
+
+/** Gunzips bytes with the platform's DecompressionStream, stopping past `maxBytes` of output. */
+export async function gunzip(bytes: Uint8Array, maxBytes: number): Promise<string> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))
+  const reader = stream.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel()
+      throw new Error(`the unzipped sitemap is larger than ${maxBytes} bytes`)
+    }
+    chunks.push(value)
+  }
+  const all = new Uint8Array(total)
+  let at = 0
+  for (const c of chunks) {
+    all.set(c, at)
+    at += c.byteLength
+  }
+  return new TextDecoder().decode(all)
+}
+
+/** Parses a sitemap or sitemap index (sitemaps.org protocol); anything else reads as invalid. */
+export function parseSitemap(xml: string): SitemapContent {
+  let doc: Record<string, unknown>
+  try {
+    doc = parser.parse(xml) as Record<string, unknown>
+  } catch (err) {
+    return { kind: 'invalid', urls: [], sitemaps: [], error: `not valid XML: ${(err as Error).message.slice(0, 120)}` }
+  }
+  const urlset = doc.urlset as Record<string, unknown> | undefined
+  if (urlset && typeof urlset === 'object') {
+    const urls = asArray(urlset.url as Record<string, unknown>[] | Record<string, unknown>)
+      .map((u) => ({ loc: text(u?.loc), lastmod: text(u?.lastmod) || null }))
+      .filter((u) => u.loc)
+    return { kind: 'urlset', urls, sitemaps: [] }
+  }
+  const index = doc.sitemapindex as Record<string, unknown> | undefined
+  if (index && typeof index === 'object') {
+    const sitemaps = asArray(index.sitemap as Record<string, unknown>[] | Record<string, unknown>)
+      .map((s) => text(s?.loc))
+      .filter(Boolean)
+    return { kind: 'index', urls: [], sitemaps }
+  }
+  return { kind: 'invalid', urls: [], sitemaps: [], error: 'no <urlset> or <sitemapindex> root element' }
+}
+
+/** Item links of an RSS 2.0 or Atom feed. */
+export function parseFeedLinks(xml: string): string[] {
+  let doc: Record<string, unknown>
+  try {
+    doc = parser.parse(xml) as Record<string, unknown>
+  } catch {
+    return []
+  }
+  const rss = doc.rss as { channel?: { item?: unknown } } | undefined
+  if (rss?.channel) return asArray(rss.channel.item as Record<string, unknown>[]).map((i) => text(i?.link)).filter(Boolean)
+  const feed = doc.feed as { entry?: unknown } | undefined
+  if (feed) {
+    return asArray(feed.entry as Record<string, unknown>[])
+      .map((e) => {
+        const links = asArray(e?.link as Record<string, string>[])
+        const alt = links.find((l) => !l['@_rel'] || l['@_rel'] === 'alternate') ?? links[0]
+        return alt?.['@_href'] ?? ''
+      })
+      .filter(Boolean)
+  }
+  return []
+}

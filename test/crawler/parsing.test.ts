@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import { isValidHreflang } from '../../src/audit/langs'
+import { parseXRobotsTag } from '../../src/audit/page-checks'
+import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fetch-page'
+import { createGuardedFetch } from '../../src/providers/web/fetch'
+import { blogPrefixes, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
+import { describeRobots } from '../../src/providers/web/robots'
+import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
+
+describe('sitemaps and feeds', () => {
+  it('reads urlsets with lastmod and sitemap indexes', () => {
+    expect(parseSitemap('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc> https://a.test/x </loc><lastmod>2025-01-02</lastmod></url><url><loc>https://a.test/y</loc></url></urlset>')).toEqual({
+      kind: 'urlset',
+      urls: [
+        { loc: 'https://a.test/x', lastmod: '2025-01-02' },
+        { loc: 'https://a.test/y', lastmod: null },
+      ],
+      sitemaps: [],
+    })
+    expect(parseSitemap('<sitemapindex><sitemap><loc>https://a.test/s1.xml.gz</loc></sitemap></sitemapindex>').sitemaps).toEqual(['https://a.test/s1.xml.gz'])
+    expect(parseSitemap('<html><body>not a sitemap</body></html>').kind).toBe('invalid')
+  })
+  it('gunzips sitemaps with DecompressionStream and refuses zip bombs past the cap', async () => {
+    const gz = new Uint8Array(await new Response(new Blob(['<urlset>' + 'x'.repeat(10_000) + '</urlset>']).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer())
+    expect((await gunzip(gz, 1_000_000)).length).toBe(10_017)
+    await expect(gunzip(gz, 1000)).rejects.toThrow('larger than 1000 bytes')
+  })
+  it('reads item links from RSS and Atom feeds', () => {
+    expect(parseFeedLinks('<rss version="2.0"><channel><item><link>https://a.test/blog/1</link></item><item><link>https://a.test/blog/2</link></item></channel></rss>')).toEqual(['https://a.test/blog/1', 'https://a.test/blog/2'])
+    expect(parseFeedLinks('<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="alternate" href="https://a.test/news/1"/></entry></feed>')).toEqual(['https://a.test/news/1'])
+  })
+})
+
+describe('scope', () => {
+  const scope = { kind: 'custom_path' as const, site: 'a.test', prefixes: ['/docs/'], reason: '' }
+  it('keeps same-site URLs under the path prefix, www or not', () => {
+    expect(inScope(scope, 'https://www.a.test/docs/intro')).toBe(true)
+    expect(inScope(scope, 'http://a.test/docs')).toBe(true)
+    expect(inScope(scope, 'https://a.test/docsx')).toBe(false)
+    expect(inScope(scope, 'https://b.test/docs/intro')).toBe(false)
+  })
+  it('normalizes frontier URLs and spots non-HTML files', () => {
+    expect(normalizeUrl('/a#top', 'https://A.test:443/x')).toBe('https://a.test/a')
+    expect(normalizeUrl('mailto:x@a.test')).toBeNull()
+    expect(looksNonHtml('https://a.test/file.PDF')).toBe(true)
+    expect(looksNonHtml('https://a.test/page.html')).toBe(false)
+  })
+  it('finds blog sections from URL names, post sitemaps and feeds', () => {
+    expect(blogPrefixes(['https://a.test/blog/x', 'https://a.test/shop/y'], [], [], 'a.test')).toEqual({ prefixes: ['/blog'], reason: '/blog (blog-like URL section)' })
+    const feed = ['https://a.test/journal-entries/1', 'https://a.test/journal-entries/2', 'https://a.test/journal-entries/3']
+    expect(blogPrefixes([], [], feed, 'a.test').prefixes).toEqual(['/journal-entries'])
+  })
+})
+
+describe('headers and robots', () => {
+  it('parses Link headers with several entries and quoted parameters', () => {
+    expect(parseLinkHeader('<https://a.test/>; rel="canonical", </de>; rel=alternate; hreflang="de"', 'https://a.test/page')).toEqual([
+      { url: 'https://a.test/', rel: 'canonical', hreflang: null },
+      { url: 'https://a.test/de', rel: 'alternate', hreflang: 'de' },
+    ])
+  })
+  it('splits X-Robots-Tag by user agent', () => {
+    expect([...parseXRobotsTag('googlebot: noindex, nofollow, otherbot: none')]).toEqual([
+      ['googlebot', ['noindex', 'nofollow']],
+      ['otherbot', ['none']],
+    ])
+    expect([...parseXRobotsTag('unavailable_after: 25 Jun 2010 15:00:00 PST')]).toEqual([['*', ['unavailable_after: 25 Jun 2010 15:00:00 PST']]])
+  })
+  it('validates hreflang codes like Lighthouse', () => {
+    for (const ok of ['es', 'en-PH', 'ru-RU', 'zh-Hans-TW', 'x-default', 'X-Default', 'fil']) expect(isValidHreflang(ok), ok).toBe(true)
+    for (const bad of ['xx', ' x-default', 'en_US', 'english', '']) expect(isValidHreflang(bad), bad).toBe(false)
+  })
+  it('reports AI crawlers that robots.txt blocks, by group', () => {
+    const r = describeRobots('https://a.test/robots.txt', 200, 'User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\nCrawl-delay: 2\nSitemap: https://a.test/s.xml', 'https://a.test')
+    expect(r.blockedAiCrawlers).toEqual(['GPTBot', 'ClaudeBot'])
+    expect(r.crawlDelaySeconds).toBe(2)
+    expect(r.sitemaps).toEqual(['https://a.test/s.xml'])
+  })
+  it('treats a 5xx or missing robots.txt as allowing everything', () => {
+    expect(describeRobots('https://a.test/robots.txt', 503, 'User-agent: *\nDisallow: /', 'https://a.test').blockedAiCrawlers).toEqual([])
+  })
+})
+
+describe('indexability', () => {
+  const rec = (meta: { name: string; content: string }[], xRobotsTag: string[] = []) =>
+    ({ url: 'https://a.test/x', kind: 'html', status: 200, xRobotsTag, linkHeaders: [], html: { metaRobots: meta } }) as never
+  it('counts bot-specific meta robots and X-Robots-Tag, and ignores other bots', async () => {
+    const { indexBlockers } = await import('../../src/audit/page-checks')
+    const now = Date.parse('2026-01-01')
+    expect(indexBlockers(rec([{ name: 'googlebot', content: 'noindex' }]), now)).toEqual(['<meta name="googlebot" content="noindex">'])
+    expect(indexBlockers(rec([{ name: 'robots', content: 'index, follow' }], ['otherbot: noindex']), now)).toEqual([])
+    expect(indexBlockers(rec([], ['googlebot: none']), now)).toEqual(['X-Robots-Tag: googlebot: none'])
+    expect(indexBlockers(rec([{ name: 'robots', content: 'unavailable_after: 2020-01-01' }]), now)).toHaveLength(1)
+  })
+})
+
+describe('page fetching limits', () => {
+  const fetcherFor = (res: () => Response) => createGuardedFetch({ userAgent: 'test', allowPrivate: false, fetcher: async () => res() })
+  it('records a page over the size cap as an error instead of reading it all', async () => {
+    const big = () => new Response('<html><body>' + 'x'.repeat(PAGE_MAX_BYTES + 10) + '</body></html>', { headers: { 'content-type': 'text/html' } })
+    const rec = await fetchPage(fetcherFor(big), 'https://a.test/big')
+    expect(rec.kind).toBe('error')
+    expect(rec.error).toMatch(/more than 3145728 bytes|over the limit/)
+  })
+  it('skips non-HTML answers and keeps redirect targets without following them', async () => {
+    const pdf = await fetchPage(fetcherFor(() => new Response('%PDF', { headers: { 'content-type': 'application/pdf' } })), 'https://a.test/doc')
+    expect(pdf).toMatchObject({ kind: 'skipped', status: 200, error: 'not HTML (application/pdf)' })
+    const moved = await fetchPage(fetcherFor(() => new Response(null, { status: 301, headers: { location: '/new#x' } })), 'https://a.test/old')
+    expect(moved).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.test/new' })
+  })
+})

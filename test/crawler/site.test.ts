@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { discoverSite } from '../../src/crawler/site'
+import { createGuardedFetch } from '../../src/providers/web/fetch'
+
+const ORIGIN = 'https://shop.example.org'
+
+/** A tiny site: `files` maps paths to [status, content-type, body]. */
+function siteFetch(files: Record<string, [number, string, string]>) {
+  return createGuardedFetch({
+    userAgent: 'test',
+    allowPrivate: false,
+    fetcher: async (input) => {
+      const url = new URL(String(input))
+      const f = files[url.pathname]
+      return f ? new Response(f[2], { status: f[0], headers: { 'content-type': f[1] } }) : new Response('missing', { status: 404 })
+    },
+  })
+}
+
+const HOME: [number, string, string] = [200, 'text/html', '<html><body><a href="/shop/a">A</a></body></html>']
+
+describe('site discovery', () => {
+  it('reports a sitemap robots.txt declares but the site does not serve', async () => {
+    const site = await discoverSite(siteFetch({ '/robots.txt': [200, 'text/plain', `User-agent: *\nAllow: /\nSitemap: ${ORIGIN}/sitemap-main.xml`], '/': HOME }), ORIGIN, 'full_site', undefined, 100)
+    expect(site.sitemaps.errors).toEqual([{ url: `${ORIGIN}/sitemap-main.xml`, message: 'HTTP 404' }])
+  })
+  it('does not count a missing /sitemap.xml nobody declared as a failed file', async () => {
+    const site = await discoverSite(siteFetch({ '/': HOME }), ORIGIN, 'full_site', undefined, 100)
+    expect(site.sitemaps).toMatchObject({ fetched: [], errors: [] })
+    expect(site.robots.status).toBe(404)
+  })
+  it('finds llms.txt served as text, and not an HTML catch-all page', async () => {
+    const text = await discoverSite(siteFetch({ '/': HOME, '/llms.txt': [200, 'text/markdown', '# Shop\n> Outdoor gear'] }), ORIGIN, 'full_site', undefined, 100)
+    expect(text.llmsTxt.present).toBe(true)
+    const spa = await discoverSite(siteFetch({ '/': HOME, '/llms.txt': [200, 'text/html', '<!doctype html><div id=app></div>'] }), ORIGIN, 'full_site', undefined, 100)
+    expect(spa.llmsTxt.present).toBe(false)
+  })
+  it('takes the custom_path scope from the path of website_url when custom_path is not given', async () => {
+    const site = await discoverSite(siteFetch({ '/shop/': HOME }), `${ORIGIN}/shop/`, 'custom_path', undefined, 100)
+    expect(site.scope).toMatchObject({ prefixes: ['/shop/'], reason: 'path of website_url (/shop/)' })
+    expect(site.seeds).toEqual([`${ORIGIN}/shop/`])
+  })
+  it('fails clearly when blog_only finds no blog section', async () => {
+    await expect(discoverSite(siteFetch({ '/': HOME }), ORIGIN, 'blog_only', undefined, 100)).rejects.toMatchObject({ name: 'ProviderError', kind: 'unprocessable', field: 'audit_scope' })
+  })
+  it('fails clearly when robots.txt disallows every start page for our crawler', async () => {
+    const files = { '/robots.txt': [200, 'text/plain', 'User-agent: AgentActionAPI\nDisallow: /'] as [number, string, string], '/': HOME }
+    await expect(discoverSite(siteFetch(files), ORIGIN, 'full_site', undefined, 100)).rejects.toThrow('robots.txt of https://shop.example.org disallows every starting page')
+  })
+})
