@@ -472,9 +472,8 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
   }
 
-  const out = rewriter.transform(res)
-  const reader = out.body?.getReader()
-  if (reader) for (;;) if ((await reader.read()).done) break
+  // The rewritten copy is not needed, only the callbacks: drain it in one native call.
+  await rewriter.transform(res).arrayBuffer()
   endHeading()
   endAnchor()
   if (pendingQuestion) facts.questions.push(pendingQuestion)
