@@ -236,7 +236,8 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     const samePage = abs === pageUrl.split('#')[0]
     if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
     if (samePage) return
-    if (target.host !== base.host) {
+    // Same site as the crawler sees it: www and bare host alike, any scheme.
+    if (target.hostname.replace(/^www\./, '') !== base.hostname.replace(/^www\./, '')) {
       facts.externalLinks++
       return
     }
