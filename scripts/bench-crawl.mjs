@@ -245,7 +245,7 @@ async function main() {
     console.log(`peer (crawlee CheerioCrawler): ${peer.pages} pages in ${peer.seconds.toFixed(2)} s = ${peer.pps.toFixed(1)} pages/s; peak RSS ${peer.peakMb.toFixed(0)} MB`)
     const ours = await runOurs(siteUrl)
     console.log(
-      `ours (full audit via wrangler dev, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
+      `ours (full audit via wrangler dev, CRAWL_CONCURRENCY=${CONCURRENCY} CRAWL_PAGES_PER_MESSAGE=${PAGES}, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
         `workerd peak RSS ${ours.peakMb.toFixed(0)} MB (idle ${ours.idleMb.toFixed(0)} MB, VmHWM ${ours.hwmMb.toFixed(0)} MB); crawl ${ours.phases.crawl_s.toFixed(2)} s (mean response ${ours.phases.avg_response_ms} ms) + analysis ${ours.phases.analysis_s.toFixed(2)} s; scores ${JSON.stringify({ seo: ours.scores.seo, aeo: ours.scores.aeo })}`,
     )
     console.log(`pages/s ours=${ours.pps.toFixed(1)} peer=${peer.pps.toFixed(1)}`)
