@@ -170,6 +170,7 @@ async function runOurs(siteUrl) {
     const pages = result.output.summary.urls_crawled
     const analyzingAt = Date.parse(result.progress?.updated_at ?? result.finished_at)
     const phases = { crawl_s: (analyzingAt - Date.parse(result.started_at)) / 1000, analysis_s: (Date.parse(result.finished_at) - analyzingAt) / 1000 }
+    phases.avg_response_ms = result.output.summary.average_response_ms
     return { pages, seconds, phases, pps: pages / seconds, peakMb: peakRss / 1024, idleMb: idle.rss / 1024, hwmMb: workerdMemoryKb(child.pid).hwm / 1024, attempts: result.attempts, scores: result.output.scores }
   } finally {
     try {
@@ -244,8 +245,8 @@ async function main() {
     console.log(`peer (crawlee CheerioCrawler): ${peer.pages} pages in ${peer.seconds.toFixed(2)} s = ${peer.pps.toFixed(1)} pages/s; peak RSS ${peer.peakMb.toFixed(0)} MB`)
     const ours = await runOurs(siteUrl)
     console.log(
-      `ours (full audit via wrangler dev, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
-        `workerd peak RSS ${ours.peakMb.toFixed(0)} MB (idle ${ours.idleMb.toFixed(0)} MB, VmHWM ${ours.hwmMb.toFixed(0)} MB); crawl ${ours.phases.crawl_s.toFixed(2)} s + analysis ${ours.phases.analysis_s.toFixed(2)} s; scores ${JSON.stringify({ seo: ours.scores.seo, aeo: ours.scores.aeo })}`,
+      `ours (full audit via wrangler dev, CRAWL_CONCURRENCY=${CONCURRENCY} CRAWL_PAGES_PER_MESSAGE=${PAGES}, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
+        `workerd peak RSS ${ours.peakMb.toFixed(0)} MB (idle ${ours.idleMb.toFixed(0)} MB, VmHWM ${ours.hwmMb.toFixed(0)} MB); crawl ${ours.phases.crawl_s.toFixed(2)} s (mean response ${ours.phases.avg_response_ms} ms) + analysis ${ours.phases.analysis_s.toFixed(2)} s; scores ${JSON.stringify({ seo: ours.scores.seo, aeo: ours.scores.aeo })}`,
     )
     console.log(`pages/s ours=${ours.pps.toFixed(1)} peer=${peer.pps.toFixed(1)}`)
   } finally {

@@ -15,6 +15,8 @@ export interface InventoryRow {
   status: number | null
   title: string | null
   word_count: number | null
+  /** Time to response headers, ms (null when not fetched). */
+  response_ms: number | null
   depth: number
   seo_score: number | null
   aeo_score: number | null
@@ -37,6 +39,8 @@ export interface Audit {
     blocked_by_robots: number
     not_crawled_page_cap: number
     max_pages: number
+    /** Mean time to response headers of the fetched pages (server response time), ms. */
+    average_response_ms: number | null
     issues: { error: number; warning: number; notice: number }
   }
   scores: { seo: number; aeo: number; overall: number; formula: string }
@@ -50,6 +54,11 @@ export interface Audit {
   sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; url_count: number }
   llms_txt: { url: string; present: boolean }
   generated_at: string
+}
+
+function mean(xs: (number | undefined)[]): number | null {
+  const nums = xs.filter((x): x is number => typeof x === 'number')
+  return nums.length ? Math.round(nums.reduce((a, b) => a + b, 0) / nums.length) : null
 }
 
 /** Builds the audit from the crawled pages and site facts. */
@@ -91,6 +100,7 @@ export function buildAudit(opts: {
         status: p.rec.status ?? null,
         title: p.rec.html?.titles[0] ?? null,
         word_count: p.rec.html?.wordCount ?? null,
+        response_ms: p.rec.kind === 'blocked' ? null : (p.rec.fetchMs ?? null),
         depth: p.depth,
         seo_score: scores.seo,
         aeo_score: scores.aeo,
@@ -127,6 +137,7 @@ export function buildAudit(opts: {
       blocked_by_robots: count('blocked'),
       not_crawled_page_cap: opts.notCrawled,
       max_pages: opts.maxPages,
+      average_response_ms: mean(pages.filter((p) => p.rec.kind !== 'blocked').map((p) => p.rec.fetchMs)),
       issues,
     },
     scores: { ...scores, formula: SCORE_FORMULA },

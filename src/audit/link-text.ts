@@ -24,6 +24,8 @@ export const NON_DESCRIPTIVE: Record<string, ReadonlySet<string>> = {
 }
 
 function isFullUrl(text: string): boolean {
+  // Most link texts are not URLs: skip the (slow, throwing) parse for them.
+  if (!/^https?:\/\/\S+$/i.test(text)) return false
   try {
     const u = new URL(text)
     return u.protocol === 'http:' || u.protocol === 'https:'

@@ -11,7 +11,7 @@ export interface CrawlLimits {
   maxPages: number
   concurrency: number
   pagesPerMessage: number
-  /** Wall time one Queue message spends fetching before handing over to the next. */
+  /** Wall time one Queue message spends fetching before handing over to the next (well under the consumer's 15 min). */
   messageBudgetMs: number
 }
 
@@ -26,7 +26,7 @@ export function crawlLimits(env: Env, maxPages: number): CrawlLimits {
     maxPages,
     concurrency: intSetting(env.CRAWL_CONCURRENCY, 4, 1, 16),
     pagesPerMessage: intSetting(env.CRAWL_PAGES_PER_MESSAGE, 50, 5, 1000),
-    messageBudgetMs: 20_000,
+    messageBudgetMs: 60_000,
   }
 }
 
@@ -79,6 +79,7 @@ export async function crawlSome(
   if (counts.fetched >= limits.maxPages || counts.pending === 0) return 'done'
 
   let fetchesStarted = 0
+  let written = 0
   let frontierTotal = counts.total
   let lastPending = counts.pending
   let buffer: FrontierEntry[] = []
@@ -120,6 +121,7 @@ export async function crawlSome(
         }
       }
       await finishPages(db, runId, rows, found, Date.now() * 1000, Date.now())
+      written += batch.length
       frontierTotal += found.length
       lastPending = Math.max(0, lastPending - batch.length) + found.length
       exhausted = false
@@ -135,7 +137,8 @@ export async function crawlSome(
   const refill = () => {
     refilling ??= (async () => {
       const want = Math.max(concurrency * 4, 20)
-      const rows = await nextPending(db, runId, want + taken.size)
+      // Pages taken but not yet written are still pending in D1: ask for that many more.
+      const rows = await nextPending(db, runId, want + taken.size - written)
       buffer = rows.filter((r) => !taken.has(r.url))
       exhausted = buffer.length === 0
       // Workers idling for discoveries can take these.
@@ -179,7 +182,9 @@ export async function crawlSome(
         active--
       }
       unwritten.push({ entry, rec })
-      if (unwritten.length >= flushEvery || buffer.length === 0) await flush()
+      // Writes run in the background (serialized); only a dry buffer waits, for the new links.
+      if (buffer.length === 0) await flush()
+      else if (unwritten.length >= flushEvery) void flush()
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))

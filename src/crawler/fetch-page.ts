@@ -22,7 +22,10 @@ export interface PageRecord {
   xRobotsTag: string[]
   linkHeaders: LinkHeader[]
   lastModified: string | null
+  /** Time to the response headers (server response time). */
   fetchMs: number
+  /** Time to read and parse the body. */
+  parseMs: number
   html: HtmlFacts | null
 }
 
@@ -72,6 +75,7 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
     linkHeaders: [],
     lastModified: null,
     fetchMs: 0,
+    parseMs: 0,
     html: null,
   }
   try {
@@ -84,6 +88,7 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
       maxRetryAfterMs: 3000,
       headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' },
     })
+    record.fetchMs = Date.now() - started
     record.status = res.status
     record.contentType = res.headers.get('content-type')
     record.xRobotsTag = robotsHeader(res.headers)
@@ -114,6 +119,6 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
     record.kind = 'error'
     record.error = (err as Error).message.slice(0, 300)
   }
-  record.fetchMs = Date.now() - started
+  record.parseMs = Date.now() - started - record.fetchMs
   return record
 }

@@ -101,3 +101,38 @@ describe('crawl frontier in D1', () => {
     expect((await frontierCounts(env.DB, runId)).fetched).toBe(30)
   })
 })
+
+describe('politeness', () => {
+  it('fetches one page at a time when robots.txt sets a Crawl-delay', async () => {
+    const runId = await newRun()
+    let inFlight = 0
+    let maxInFlight = 0
+    const starts: number[] = []
+    const pages: Record<string, string> = {
+      '/': '<a href="/a">A page</a> <a href="/b">B page</a>',
+      '/a': '<a href="/b">B page</a>',
+      '/b': '<a href="/">Home page</a>',
+    }
+    const fetcher = createGuardedFetch({
+      userAgent: 'test',
+      allowPrivate: false,
+      fetcher: async (input) => {
+        const path = new URL(String(input)).pathname
+        if (path === '/robots.txt') return new Response('User-agent: *\nCrawl-delay: 1\nAllow: /', { headers: { 'content-type': 'text/plain' } })
+        if (!(path in pages)) return new Response('missing', { status: 404 })
+        inFlight++
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        starts.push(Date.now())
+        await new Promise((r) => setTimeout(r, 20))
+        inFlight--
+        return new Response(`<html lang="en"><title>${path}</title><body>${pages[path]}</body></html>`, { headers: { 'content-type': 'text/html' } })
+      },
+    })
+    const site = await discoverSite(fetcher, 'https://polite.example.org', 'full_site', undefined, 10)
+    expect(site.robots.crawlDelaySeconds).toBe(1)
+    await seedFrontier(env.DB, runId, site)
+    expect(await crawlSome(env.DB, fetcher, runId, site, limits, noProgress)).toBe('done')
+    expect(starts).toHaveLength(3)
+    expect(maxInFlight).toBe(1)
+  })
+})

@@ -55,6 +55,14 @@ const HEAD_ONLY = new Set(['html', 'head', 'title', 'meta', 'link', 'script', 's
 const IGNORE_TEXT = new Set(['script', 'style', 'noscript', 'template'])
 const BOILERPLATE = new Set(['nav', 'header', 'footer', 'aside'])
 const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'div', 'dl', 'fieldset', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul'])
+/** Elements whose end matters (collected text, ignored or boilerplate regions): they get a stack frame and an end-tag hook. */
+const TRACKED = new Set(['title', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'p', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'aside', 'head', 'body'])
+/** Every element the extractor looks at. */
+const HANDLED = [
+  ...TRACKED,
+  ...CLOSES_P,
+  ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main'],
+].filter((t, i, all) => all.indexOf(t) === i)
 const QUESTION_START = /^(what|why|how|when|where|who|whom|which|can|could|does|do|did|is|are|should|will|would|was|were|quel|quelle|comment|pourquoi|qué|que|cómo|como|por qué|wie|was|warum|wann|wo)\b/i
 const MAX_TEXT = 200_000
 const MAX_LINKS = 300
@@ -162,14 +170,32 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
   const seenLinks = new Set<string>()
   const https = base.protocol === 'https:'
 
-  const has = (tag: string) => stack.some((f) => f.tag === tag)
+  // Open-element counters, so text and element callbacks never scan the stack.
+  const openCount = new Map<string, number>()
+  let ignoreDepth = 0
+  let boilerplateDepth = 0
+  const has = (tag: string) => (openCount.get(tag) ?? 0) > 0
+  const push = (frame: Frame) => {
+    stack.push(frame)
+    openCount.set(frame.tag, (openCount.get(frame.tag) ?? 0) + 1)
+    if (IGNORE_TEXT.has(frame.tag)) ignoreDepth++
+    if (BOILERPLATE.has(frame.tag)) boilerplateDepth++
+  }
+  const pop = () => {
+    const f = stack.pop()
+    if (!f) return
+    openCount.set(f.tag, (openCount.get(f.tag) ?? 1) - 1)
+    if (IGNORE_TEXT.has(f.tag)) ignoreDepth--
+    if (BOILERPLATE.has(f.tag)) boilerplateDepth--
+    return f
+  }
   const currentLang = () => {
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i].lang !== null) return stack[i].lang
     return null
   }
   const popTo = (tag: string) => {
-    const i = stack.map((f) => f.tag).lastIndexOf(tag)
-    if (i >= 0) stack.length = i
+    if (!has(tag)) return
+    while (stack.length && pop()!.tag !== tag);
   }
   const resolve = (raw: string): URL | null => {
     try {
@@ -210,7 +236,8 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     const samePage = abs === pageUrl.split('#')[0]
     if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
     if (samePage) return
-    if (target.host !== base.host) {
+    // Same site as the crawler sees it: www and bare host alike, any scheme.
+    if (target.hostname.replace(/^www\./, '') !== base.hostname.replace(/^www\./, '')) {
       facts.externalLinks++
       return
     }
@@ -220,126 +247,142 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     }
   }
 
-  const rewriter = new HTMLRewriter()
-    .on('*', {
+  const onElement = {
+    element(el: Element) {
+      const tag = el.tagName.toLowerCase()
+      if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
+      if (CLOSES_P.has(tag) && has('p')) {
+        if (answerParagraph) finishAnswer()
+        popTo('p')
+      }
+      if (TRACKED.has(tag)) {
+        push({ tag, lang: null })
+        try {
+          el.onEndTag(() => {
+            if (tag === 'title') closeTitle()
+            else if (tag === 'a') endAnchor()
+            else if (tag === 'p' && answerParagraph) finishAnswer()
+            else if (tag === 'script' && jsonLd) closeJsonLd()
+            else if (tag.length === 2 && tag[0] === 'h') endHeading()
+            popTo(tag)
+          })
+        } catch {
+          // A self-closing foreign element (<a/> in SVG) has no end tag.
+          pop()
+        }
+      }
+      switch (tag) {
+        case 'title':
+          if (!bodyStarted) title = []
+          break
+        case 'meta':
+          onMeta(el)
+          break
+        case 'link':
+          onLink(el)
+          break
+        case 'h1':
+        case 'h2':
+        case 'h3':
+        case 'h4':
+        case 'h5':
+        case 'h6':
+          endHeading()
+          heading = { level: Number(tag[1]), parts: [] }
+          break
+        case 'a': {
+          endAnchor()
+          const raw = el.getAttribute('href')
+          const href = raw === null ? null : decodeEntities(raw)
+          const problem = anchorProblem(el, href, pageUrl)
+          const bad = problem && facts.badAnchors.length < 50 ? { href, text: '', reason: problem } : null
+          if (bad) facts.badAnchors.push(bad)
+          const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/)
+          if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
+          anchor = { href, nofollow: rel.includes('nofollow'), chunks: [], bad }
+          break
+        }
+        case 'img': {
+          facts.images++
+          const alt = el.getAttribute('alt')
+          const src = el.getAttribute('src')
+          if (alt === null && facts.imagesWithoutAlt.length < 20) facts.imagesWithoutAlt.push(src ? decodeEntities(src) : '(no src)')
+          mixed(src)
+          break
+        }
+        case 'script': {
+          const type = (el.getAttribute('type') ?? '').trim().toLowerCase()
+          if (type === 'application/ld+json') jsonLd = []
+          mixed(el.getAttribute('src'))
+          break
+        }
+        case 'iframe':
+        case 'video':
+        case 'audio':
+        case 'source':
+        case 'embed':
+        case 'track':
+          mixed(el.getAttribute('src'))
+          break
+        case 'object':
+          mixed(el.getAttribute('data'))
+          break
+        case 'ul':
+        case 'ol':
+        case 'dl':
+          facts.lists++
+          if (pendingQuestion && !heading) answerFound()
+          break
+        case 'table':
+          facts.tables++
+          if (pendingQuestion && !heading) answerFound()
+          break
+        case 'p':
+          if (pendingQuestion && !heading) answerParagraph = []
+          break
+        case 'time': {
+          const dt = el.getAttribute('datetime')
+          if (dt && !facts.published && has('body')) facts.published = decodeEntities(dt)
+          break
+        }
+      }
+    },
+  }
+  // Handlers only on the elements the audit reads: every JS callback and end-tag hook costs time.
+  let rewriter = new HTMLRewriter()
+  for (const tag of HANDLED) rewriter = rewriter.on(tag, onElement)
+  rewriter = rewriter
+    .on('[lang]', {
+      // Runs after the handler of the same element above, whose frame (if tracked) is on top.
       element(el) {
         const tag = el.tagName.toLowerCase()
-        if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
-        // Element boundaries separate words ("<li>a</li><li>b</li>" is two words).
-        if (bodyStarted) {
-          pendingWordText += ' '
-          if (mainLength < MAX_TEXT) mainText.push(' ')
+        const lang = (el.getAttribute('lang') ?? '').trim()
+        if (tag === 'html') facts.lang = lang
+        if (tag === 'svg' || VOID.has(tag)) return
+        if (TRACKED.has(tag)) {
+          if (stack.length && stack[stack.length - 1].tag === tag) stack[stack.length - 1].lang = lang
+          return
         }
-        if (CLOSES_P.has(tag) && has('p')) {
-          if (answerParagraph) finishAnswer()
-          popTo('p')
+        push({ tag, lang })
+        try {
+          el.onEndTag(() => popTo(tag))
+        } catch {
+          pop()
         }
-        if ((tag === 'li' || tag === 'dt' || tag === 'dd') && stack.length && stack[stack.length - 1].tag === tag) stack.pop()
-        const lang = tag === 'svg' || !el.hasAttribute('lang') ? null : (el.getAttribute('lang') ?? '').trim()
-        if (!VOID.has(tag)) {
-          stack.push({ tag, lang })
-          try {
-            el.onEndTag(() => {
-              if (tag === 'title') closeTitle()
-              if (/^h[1-6]$/.test(tag)) endHeading()
-              if (tag === 'a') endAnchor()
-              if (tag === 'p' && answerParagraph) finishAnswer()
-              if (tag === 'script' && jsonLd) closeJsonLd()
-              popTo(tag)
-              // A <p> closed implicitly by its parent's end tag ends the answer too.
-              if (answerParagraph && !has('p')) finishAnswer()
-            })
-          } catch {
-            stack.pop()
-          }
-        }
-        switch (tag) {
-          case 'html':
-            facts.lang = lang
-            break
-          case 'title':
-            if (!bodyStarted) title = []
-            break
-          case 'meta':
-            onMeta(el)
-            break
-          case 'link':
-            onLink(el)
-            break
-          case 'h1':
-          case 'h2':
-          case 'h3':
-          case 'h4':
-          case 'h5':
-          case 'h6':
-            endHeading()
-            heading = { level: Number(tag[1]), parts: [] }
-            break
-          case 'a': {
-            endAnchor()
-            const raw = el.getAttribute('href')
-            const href = raw === null ? null : decodeEntities(raw)
-            const problem = anchorProblem(el, href, pageUrl)
-            const bad = problem && facts.badAnchors.length < 50 ? { href, text: '', reason: problem } : null
-            if (bad) facts.badAnchors.push(bad)
-            const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/)
-            if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
-            anchor = { href, nofollow: rel.includes('nofollow'), chunks: [], bad }
-            break
-          }
-          case 'img': {
-            facts.images++
-            const alt = el.getAttribute('alt')
-            const src = el.getAttribute('src')
-            if (alt === null && facts.imagesWithoutAlt.length < 20) facts.imagesWithoutAlt.push(src ? decodeEntities(src) : '(no src)')
-            mixed(src)
-            break
-          }
-          case 'script': {
-            const type = (el.getAttribute('type') ?? '').trim().toLowerCase()
-            if (type === 'application/ld+json') jsonLd = []
-            mixed(el.getAttribute('src'))
-            break
-          }
-          case 'iframe':
-          case 'video':
-          case 'audio':
-          case 'source':
-          case 'embed':
-          case 'track':
-            mixed(el.getAttribute('src'))
-            break
-          case 'object':
-            mixed(el.getAttribute('data'))
-            break
-          case 'ul':
-          case 'ol':
-          case 'dl':
-            facts.lists++
-            if (pendingQuestion && !heading) answerFound()
-            break
-          case 'table':
-            facts.tables++
-            if (pendingQuestion && !heading) answerFound()
-            break
-          case 'p':
-            if (pendingQuestion && !heading) answerParagraph = []
-            break
-          case 'time': {
-            const dt = el.getAttribute('datetime')
-            if (dt && !facts.published && has('body')) facts.published = decodeEntities(dt)
-            break
-          }
-        }
+      },
+    })
+    .on('[itemprop]', {
+      element(el) {
         const itemprop = (el.getAttribute('itemprop') ?? '').toLowerCase()
         if (itemprop === 'author' && !facts.author) facts.author = 'itemprop=author'
         if (itemprop === 'datepublished') facts.published ??= el.getAttribute('content') ?? el.getAttribute('datetime')
         if (itemprop === 'datemodified') facts.modified ??= el.getAttribute('content') ?? el.getAttribute('datetime')
-        const itemtype = el.getAttribute('itemtype')
-        if (itemtype) {
-          const name = itemtype.trim().split('/').pop() ?? ''
-          if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
-        }
+      },
+    })
+    .on('[itemtype]', {
+      element(el) {
+        const name = (el.getAttribute('itemtype') ?? '').trim().split('/').pop() ?? ''
+        if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
       },
     })
     .onDocument({
@@ -350,20 +393,21 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
           jsonLd.push(raw)
           return
         }
-        if (stack.some((f) => IGNORE_TEXT.has(f.tag))) return
+        if (ignoreDepth > 0) return
         const text = decodeEntities(raw)
         if (title) title.push(text)
         if (!bodyStarted) return
         if (heading) heading.parts.push(text)
         if (anchor) anchor.chunks.push({ text, lang: currentLang() })
         if (answerParagraph) answerParagraph.push(text)
-        if (stack.some((f) => BOILERPLATE.has(f.tag))) return
+        if (boilerplateDepth > 0) return
         if (mainLength < MAX_TEXT) {
           mainText.push(text)
           mainLength += text.length
         }
-        // Chunks may split words; a trailing partial word is counted with the next chunk.
-        pendingWordText += text
+        // Chunks may split words; text nodes end words ("<li>a</li><li>b</li>" is two words).
+        pendingWordText += chunk.lastInTextNode ? `${text} ` : text
+        if (chunk.lastInTextNode && mainLength < MAX_TEXT) mainText.push(' ')
         if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
           wordCount += countWords(pendingWordText)
           pendingWordText = ''
@@ -429,9 +473,8 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
   }
 
-  const out = rewriter.transform(res)
-  const reader = out.body?.getReader()
-  if (reader) for (;;) if ((await reader.read()).done) break
+  // The rewritten copy is not needed, only the callbacks: drain it in one native call.
+  await rewriter.transform(res).arrayBuffer()
   endHeading()
   endAnchor()
   if (pendingQuestion) facts.questions.push(pendingQuestion)
