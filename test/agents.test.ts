@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { action, createTeam, newCaller, request, type Json } from './helpers'
 import { demoAgents, seedDemoCatalog } from './seed'
-import { parameterText } from '../src/agents/schema'
+import { CreateAgentBody, parameterText } from '../src/agents/schema'
 import { parameterText as seedParameterText } from '../scripts/seed/build.mjs'
 
 beforeAll(async () => {
@@ -162,5 +162,50 @@ describe('invoking agents', () => {
 describe('demo catalog', () => {
   it('indexes the same parameter text the API computes', () => {
     for (const a of demoAgents as Json[]) expect(seedParameterText(a.parameters)).toBe(parameterText(a.parameters))
+  })
+})
+
+describe('every demo agent', () => {
+  it('passes the same validation as an agent saved through the API (known actions, valid references)', () => {
+    const failures: string[] = []
+    for (const a of demoAgents as Json[]) {
+      const res = CreateAgentBody.safeParse({ name: a.name, description: a.description, visibility: 'public', parameters: a.parameters, workflow: a.workflow })
+      if (!res.success) failures.push(`${a.id}: ${res.error.issues.map((i) => `${i.path.join('/')} ${i.message}`).join('; ')}`)
+    }
+    expect(failures).toEqual([])
+  })
+
+  it('validates each step input against its action schema with only the required parameters given', async () => {
+    const { coerceToSchema, resolveReferences } = await import('../src/runtime/templates')
+    const { getAction } = await import('../src/actions/registry')
+    const { validateAgentParams } = await import('../src/agents/invoke')
+    const failures: string[] = []
+    for (const a of demoAgents as Json[]) {
+      const sample: Record<string, unknown> = {}
+      for (const name of a.parameters.required as string[]) {
+        const p = a.parameters.properties[name]
+        sample[name] = p.enum ? p.enum[0] : p.type === 'boolean' ? true : p.type === 'string' ? (/url/i.test(name) ? 'https://example.com/' : /domain/i.test(name) ? 'example.com' : /email/i.test(name) ? 'a@example.com' : 'sample') : 1
+      }
+      const params = validateAgentParams(a.parameters, sample, 'input')
+      // Earlier steps' outputs are not known here: build each with exactly the paths the workflow reads, holding text.
+      const steps: Record<string, Json> = {}
+      const text = JSON.stringify(a.workflow)
+      for (const m of text.matchAll(/\{\{\s*steps\.([A-Za-z0-9_]+)((?:\.[A-Za-z0-9_-]+)*)\s*\}\}/g)) {
+        const path = m[2].split('.').filter(Boolean)
+        steps[m[1]] ??= {}
+        let cur = steps[m[1]]
+        path.forEach((seg, i) => {
+          if (i === path.length - 1) cur[seg] ??= 'sample text'
+          else cur = cur[seg] ??= {}
+        })
+      }
+      for (const step of a.workflow.steps as Json[]) {
+        const input = resolveReferences(step.input, { input: params, steps }) as Record<string, unknown>
+        const action = getAction(step.action)!
+        const parsed = action.input.safeParse(coerceToSchema(step.input, input, action.input))
+        if (!parsed.success) failures.push(`${a.id}/${step.id}: ${parsed.error.issues.map((i) => `${i.path.join('/')} ${i.message}`).join('; ')}`)
+      }
+    }
+    expect(failures).toEqual([])
   })
 })

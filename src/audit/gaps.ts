@@ -1,3 +1,4 @@
+import type { ModelGapAnalysis } from './model-gaps'
 import type { CrawledPage } from './site-checks'
 import { terms } from './text'
 
@@ -12,8 +13,8 @@ export interface ContentGaps {
   missing_pages: { url: string; status: number | null; anchor_texts: string[]; linked_from: number }[]
   /** Question headings across the site that get no direct answer. */
   unanswered_questions: { question: string; url: string }[]
-  /** Filled by a model-written gap analysis when a model is configured; null otherwise. */
-  model_analysis: null
+  /** A model-written gap analysis (marked `written_by_model`) when a model is configured; null otherwise. */
+  model_analysis: ModelGapAnalysis | null
 }
 
 export const GAP_METHOD =

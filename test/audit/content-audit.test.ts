@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller, request, type Json } from '../helpers'
+import { createFakeLlm } from '../llm/fake-llm'
 import { CANNIBALIZED, HTML_PATHS, ORIGIN, PLANTED, trailgear } from '../fixtures/sites/trailgear'
 
 const NAME = 'content_audit_generate_audit_action'
@@ -122,5 +123,32 @@ describe('content audit input', () => {
     expect(run.state).toBe('failed')
     expect(run.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' })
     expect(run.error.message).toMatch(/custom_path/)
+  })
+})
+
+describe('model-written gap analysis', () => {
+  it('adds a gap analysis marked as model-written, citing only evidence from the crawl', async () => {
+    const llm = createFakeLlm({
+      respond: (call) =>
+        call.api === 'openai.responses'
+          ? { object: { summary: 'Care guides are thin.', gaps: [{ topic: 'tent care', why: 'Mentioned often, no page', suggested_page: 'How to care for a tent', evidence: ['E1', 'E999'] }, { topic: 'made up', why: 'no evidence', suggested_page: 'x', evidence: ['E999'] }] } }
+          : undefined,
+    })
+    mockFetch(trailgear, (req) => llm.handle(req))
+    const { token } = await newCaller()
+    expect((await request('PUT', '/v1/integrations/llm/openai', { token, body: { api_key: 'sk-test-openai' } })).status).toBe(200)
+    const { run, response: audit } = await runAudit(token, { website_url: `${ORIGIN}/` })
+    expect(run.state, JSON.stringify(run.error)).toBe('succeeded')
+    const analysis = audit.content_gaps.model_analysis
+    expect(analysis).toMatchObject({ written_by_model: true, status: 'ok', summary: 'Care guides are thin.' })
+    expect(analysis.gaps).toEqual([expect.objectContaining({ topic: 'tent care', evidence: ['E1'] })])
+    expect(llm.calls.length).toBe(1)
+  })
+
+  it('leaves model_analysis null when no model is configured', async () => {
+    mockFetch(trailgear)
+    const { token } = await newCaller()
+    const { response: audit } = await runAudit(token, { website_url: `${ORIGIN}/`, max_pages: 10 })
+    expect(audit.content_gaps.model_analysis).toBeNull()
   })
 })

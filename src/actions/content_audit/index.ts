@@ -1,4 +1,5 @@
 import { buildAudit } from '../../audit/build'
+import { modelGapAnalysis } from '../../audit/model-gaps'
 import type { CrawledPage } from '../../audit/site-checks'
 import { crawlLimits, crawlSome, seedFrontier } from '../../crawler/crawl'
 import type { PageRecord } from '../../crawler/fetch-page'
@@ -52,7 +53,10 @@ export const contentAuditAction = defineAction({
       }
       return buildAudit({ site, pages, focus: input.optimization_focus, auditScope: input.audit_scope, maxPages: input.max_pages, notCrawled: counts.pending, now: Date.now() })
     })
+    const modelAnalysis = await ctx.step('model_gaps', () =>
+      modelGapAnalysis(ctx, audit.content_gaps, input.website_url, audit.inventory.map((p) => p.title ?? '').filter(Boolean)),
+    )
     await deleteCrawl(ctx.db, ctx.runId)
-    return audit
+    return { ...audit, content_gaps: { ...audit.content_gaps, model_analysis: modelAnalysis } }
   },
 })
