@@ -42,7 +42,11 @@ function retryAfterMs(res: Response): number | null {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null
 }
 
-/** Wraps a body so reading more than `max` bytes fails instead of filling memory. */
+/**
+ * Wraps a body so reading more than `max` bytes fails instead of filling memory, and so a body that
+ * breaks off (connection reset, truncated stream) fails as an UpstreamError however it is read
+ * (`.text()`, `.json()`, a reader), never as a bare runtime error.
+ */
 function capBody(res: Response, max: number, service: string): Response {
   if (!res.body) return res
   const declared = Number(res.headers.get('content-length') ?? NaN)
@@ -50,16 +54,30 @@ function capBody(res: Response, max: number, service: string): Response {
     res.body.cancel().catch(() => undefined)
     throw new UpstreamError(service, 'too_large', `${service} answered with ${declared} bytes, over the limit of ${max}`)
   }
+  const reader = res.body.getReader()
   let seen = 0
-  const limited = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength
-        if (seen > max) controller.error(new UpstreamError(service, 'too_large', `${service} sent more than ${max} bytes`))
-        else controller.enqueue(chunk)
-      },
-    }),
-  )
+  const limited = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>
+      try {
+        chunk = await reader.read()
+      } catch (err) {
+        controller.error(new UpstreamError(service, 'network', `${service} response was cut off: ${(err as Error)?.message ?? err}`))
+        return
+      }
+      if (chunk.done) return controller.close()
+      seen += chunk.value.byteLength
+      if (seen > max) {
+        reader.cancel().catch(() => undefined)
+        controller.error(new UpstreamError(service, 'too_large', `${service} sent more than ${max} bytes`))
+        return
+      }
+      controller.enqueue(chunk.value)
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
   return new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
 
