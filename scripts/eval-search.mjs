@@ -91,14 +91,17 @@ let ours
 try {
   const { token } = await createBenchToken(server, 'eval')
   const started = Date.now()
+  let done = 0
   const rankings = await pool(
     queries.map(({ query, id }) => async () => {
       const res = await fetch(`${server.url}/v1/action/search`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ query, limit: 10 }),
+        signal: AbortSignal.timeout(60_000),
       })
       const body = await res.json()
+      if (++done % 2000 === 0) console.log(`... ${done} queries`)
       if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(body)}`)
       return { id, ranked: body.response.map((h) => h.function.metadata.id) }
     }),
