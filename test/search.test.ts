@@ -22,6 +22,12 @@ describe('search ranking', () => {
     expect([...s].sort((a, b) => b - a)).toEqual(s)
     expect(s.every((x) => x >= 0 && x <= 1)).toBe(true)
   })
+  it('completes a last word still being typed', async () => {
+    // "podca" is no indexed word and too far from "podcast" for the typo fallback: only the prefix finds it.
+    const res = await action('search', { query: 'podca', limit: 3 }, token)
+    expect(names(res.body).length).toBeGreaterThan(0)
+    expect(names(res.body).every((n) => /podcast/i.test(n))).toBe(true)
+  })
   it('finds agents despite typos', async () => {
     const res = await action('search', { query: 'yuotube transcirpt' }, token)
     expect(res.status).toBe(200)

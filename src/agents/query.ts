@@ -22,15 +22,17 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * The word-index expression: terms joined by OR (bm25 rewards matching more of them), the last term
- * also as a prefix so "transcri" finds "transcript" while typing.
- * @example wordMatch(['youtube', 'transcri']) // '"youtube" OR "transcri" OR "transcri"*'
+ * The word-index expression: terms joined by OR (bm25 rewards matching more of them). With
+ * `prefixLast`, the last term also matches as a prefix, so "transcri" finds "transcript" while the
+ * caller is still typing; the search asks for that only when the last term is not a whole indexed
+ * word, because a word matched both exactly and as a prefix would be counted twice by bm25.
+ * @example wordMatch(['youtube', 'transcri'], true) // '"youtube" OR "transcri" OR "transcri"*'
  */
-export function wordMatch(terms: string[]): string | null {
+export function wordMatch(terms: string[], prefixLast = false): string | null {
   if (terms.length === 0) return null
   const quoted = terms.map((t) => `"${t}"`)
   const last = terms[terms.length - 1]
-  if (last.length >= 2) quoted.push(`"${last}"*`)
+  if (prefixLast && last.length >= 2) quoted.push(`"${last}"*`)
   return quoted.join(' OR ')
 }
 

@@ -1,6 +1,6 @@
 import {
-  countWordMatches,
   listByPopularity,
+  matchStats,
   POPULARITY_WEIGHT,
   SCORE_K,
   searchTopByText,
@@ -56,18 +56,20 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []
   const terms = queryTerms(s.query)
-  const match = wordMatch(terms)
+  const exact = wordMatch(terms)
   const base = { viewer: s.viewer, filter: s.filter }
-  if (!match) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  if (!exact) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  const prefixed = wordMatch(terms, true)!
+  const stats = await matchStats(db, exact, `"${terms[terms.length - 1]}"`, prefixed, FUZZY_THRESHOLD)
+  const match = stats.lastTermKnown ? exact : prefixed
+  const matched = stats.lastTermKnown ? stats.exact : stats.prefixed
   const fuzzy = trigramMatch(terms)
-  if (!fuzzy || (await countWordMatches(db, match, FUZZY_THRESHOLD)) >= FUZZY_THRESHOLD) {
-    return rankedPage(db, base, match, s.limit, offset)
-  }
-  const [exact, candidates] = await Promise.all([
+  if (!fuzzy || matched >= FUZZY_THRESHOLD) return rankedPage(db, base, match, s.limit, offset)
+  const [exactHits, candidates] = await Promise.all([
     rankedPage(db, base, match, FUZZY_THRESHOLD, 0),
     trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }),
   ])
-  const merged = new Map(exact.map((a) => [a.id, a]))
+  const merged = new Map(exactHits.map((a) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)
   for (const c of candidates) {
     if (merged.has(c.id)) continue

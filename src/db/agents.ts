@@ -231,11 +231,24 @@ export async function trigramCandidates(
   return results
 }
 
-/** How many catalog rows the word index matches (decides whether the fuzzy fallback runs). */
-export async function countWordMatches(db: D1Database, match: string, cap: number): Promise<number> {
+/** What the search needs to know before ranking, in one round trip. */
+export interface MatchStats {
+  /** Rows the exact-terms expression matches, counted up to `cap`. */
+  exact: number
+  /** Whether the last query term is a word of the index (else it is treated as a prefix). */
+  lastTermKnown: boolean
+  /** Rows the expression with the last term as a prefix matches, counted up to `cap`. */
+  prefixed: number
+}
+
+export async function matchStats(db: D1Database, exact: string, lastTerm: string, prefixed: string, cap: number): Promise<MatchStats> {
   const row = await db
-    .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ? LIMIT ?)`)
-    .bind(match, cap)
-    .first<{ n: number }>()
-  return row?.n ?? 0
+    .prepare(
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?1 LIMIT ?4)) AS exact,
+              (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2 LIMIT 1)) AS last_known,
+              (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?3 LIMIT ?4)) AS prefixed`,
+    )
+    .bind(exact, lastTerm, prefixed, cap)
+    .first<{ exact: number; last_known: number; prefixed: number }>()
+  return { exact: row?.exact ?? 0, lastTermKnown: (row?.last_known ?? 0) > 0, prefixed: row?.prefixed ?? 0 }
 }
