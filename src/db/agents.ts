@@ -244,9 +244,12 @@ export interface MatchStats {
 export async function matchStats(db: D1Database, exact: string, lastTerm: string, prefixed: string, cap: number): Promise<MatchStats> {
   const row = await db
     .prepare(
-      `SELECT (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?1 LIMIT ?4)) AS exact,
-              (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2 LIMIT 1)) AS last_known,
-              (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?3 LIMIT ?4)) AS prefixed`,
+      `WITH k AS (SELECT (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2 LIMIT 1)) AS last_known)
+       SELECT k.last_known,
+              CASE WHEN k.last_known > 0 THEN (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?1 LIMIT ?4)) ELSE 0 END AS exact,
+              -- CASE evaluates lazily: the prefix expansion only runs for a last term the index does not know.
+              CASE WHEN k.last_known > 0 THEN 0 ELSE (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?3 LIMIT ?4)) END AS prefixed
+         FROM k`,
     )
     .bind(exact, lastTerm, prefixed, cap)
     .first<{ exact: number; last_known: number; prefixed: number }>()

@@ -25,7 +25,7 @@ export function toApiError(err: unknown): ApiError | null {
   switch (err.name) {
     case 'UnsafeUrlError': {
       const e = err as UnsafeUrlError
-      return new ApiError('UNSAFE_URL', e.message)
+      return new ApiError('UNSAFE_URL', e.field ? `${e.field}: ${e.message}` : e.message, e.field ? [{ path: `/${e.field}`, message: e.reason }] : [])
     }
     case 'UnresolvedReference': {
       const e = err as UnresolvedReferenceError

@@ -3,6 +3,8 @@ export class UnsafeUrlError extends Error {
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** The request field that held the URL, when it came from the caller. */
+    readonly field?: string,
   ) {
     super(`Refusing to fetch ${safeUrlText(url)}: ${reason}`)
     this.name = 'UnsafeUrlError'

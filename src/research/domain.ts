@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors'
+import { assertPublicUrl } from '../providers/web/address'
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 const TLD = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
@@ -10,7 +11,8 @@ function invalid(message: string): ApiError {
 /**
  * Normalizes a company domain: drops an http(s) scheme, a trailing slash, `www.`, trailing dots and
  * case; converts IDN to punycode. Rejects IP addresses, URLs with a path, query or port, and
- * anything that is not a domain name, with a 400 naming the field.
+ * anything that is not a domain name, and names that only exist inside a network (`localhost`,
+ * `.local`, `.internal` ...), with a 400 naming the field.
  * @example normalizeDomain('https://WWW.Bücher.de/') // 'xn--bcher-kva.de'
  */
 export function normalizeDomain(raw: string): string {
@@ -36,6 +38,13 @@ export function normalizeDomain(raw: string): string {
   const labels = host.split('.')
   if (labels.length < 2 || host.length > 253) throw invalid('must be a domain name with at least two labels, such as "example.com"')
   if (!labels.every((l) => LABEL.test(l)) || !TLD.test(labels[labels.length - 1])) throw invalid('is not a valid domain name')
+  // Names that only exist inside a network (localhost, .local, .internal ...) are refused like private addresses.
+  try {
+    assertPublicUrl(`https://${host}/`, false)
+  } catch (err) {
+    const reason = (err as Error).message.replace(/^Refusing to fetch [^:]+: /, '')
+    throw new ApiError('UNSAFE_URL', `domain ${host} is refused: ${reason}`, [{ path: '/domain', message: reason }])
+  }
   return host
 }
 

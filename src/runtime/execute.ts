@@ -266,7 +266,7 @@ function validateCallbackUrl(rt: Runtime, value: unknown): string {
   }
   if (url.protocol !== 'https:') throw detail('must use https')
   try {
-    assertPublicUrl(url, rt.config.allowPrivateFetch)
+    assertPublicUrl(url, rt.config.allowPrivateFetch, 'callback_url')
   } catch (err) {
     throw toApiError(err) ?? err
   }

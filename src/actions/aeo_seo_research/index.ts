@@ -21,7 +21,7 @@ export const seoResearchAction = defineAction({
     { topic: 'kubernetes cost optimization', website_url: 'https://example.com/blog/', research_depth: 'deep', optimization_focus: 'aeo_focused' },
   ],
   async precheck(input, ctx) {
-    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch)
+    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch, 'website_url')
   },
   async run(input, ctx) {
     return runResearch(ctx, input, (name, fn) => ctx.step(name, fn))

@@ -27,7 +27,7 @@ export const contentAuditAction = defineAction({
     { website_url: 'https://example.com/docs/', audit_scope: 'custom_path', max_pages: 200 },
   ],
   async precheck(input, ctx) {
-    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch)
+    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch, 'website_url')
   },
   async run(input, ctx) {
     const limits = crawlLimits(ctx.env, input.max_pages)

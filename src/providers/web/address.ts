@@ -70,10 +70,20 @@ const BLOCKED_NAMES = [/^localhost$/, /\.localhost$/, /\.local$/, /\.internal$/,
 /**
  * Checks a URL for outbound use: http(s) only, no credentials, no private, loopback, link-local,
  * CGNAT, metadata or reserved addresses in any literal form the URL parser accepts (decimal, octal
- * and hex IPv4 are normalized by it first). `allowPrivate` is for local development and tests only.
+ * and hex IPv4 are normalized by it first). `allowPrivate` is for local development and tests only;
+ * `field` names the request field the URL came from, so the 400 can name it.
  */
-export function assertPublicUrl(raw: string | URL, allowPrivate: boolean): URL {
+export function assertPublicUrl(raw: string | URL, allowPrivate: boolean, field?: string): URL {
   const text = String(raw)
+  try {
+    return checkUrl(text, allowPrivate)
+  } catch (err) {
+    if (field && err instanceof UnsafeUrlError) throw new UnsafeUrlError(err.url, err.reason, field)
+    throw err
+  }
+}
+
+function checkUrl(text: string, allowPrivate: boolean): URL {
   let url: URL
   try {
     url = new URL(text)
