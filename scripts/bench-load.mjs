@@ -83,7 +83,7 @@ async function one() {
   const body = await res.json().catch(() => null)
   // get_variable before any store in its scope is a legitimate 404.
   const ok = res.status === expected || (r === 17 && res.status === 404)
-  return { ok, status: res.status, queuedRunId: expected === 202 && res.status === 202 ? body?.response?.run_id : undefined }
+  return { ok, status: res.status, action: r, error: ok ? undefined : body?.error, queuedRunId: expected === 202 && res.status === 202 ? body?.response?.run_id : undefined }
 }
 
 const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN)
@@ -102,7 +102,7 @@ async function drive(concurrency, seconds) {
           const r = await one()
           latencies.push(performance.now() - t0)
           if (r.status === 429) limited++
-          if (!r.ok) errors.push(r.status)
+          if (!r.ok) errors.push(`${r.action} ${r.status} ${r.error ?? ''}`.trim())
           if (r.queuedRunId) queued.push(r.queuedRunId)
         } catch (err) {
           errors.push(String(err.cause?.code ?? err.message))
@@ -145,7 +145,7 @@ try {
     const r = await drive(c, STEP)
     allQueued.push(...r.queued)
     rampErrors += r.errors.length
-    console.log(`ramp concurrency=${c} rps=${r.rps.toFixed(1)} p50_ms=${r.p50.toFixed(1)} p99_ms=${r.p99.toFixed(1)} errors=${r.errors.length}`)
+    console.log(`ramp concurrency=${c} rps=${r.rps.toFixed(1)} p50_ms=${r.p50.toFixed(1)} p99_ms=${r.p99.toFixed(1)} errors=${r.errors.length}${r.errors.length ? ' ' + JSON.stringify(r.errors.slice(0, 5)) : ''}`)
     if (r.rps > best.rps * 1.1) best = { concurrency: c, rps: r.rps }
     else break
   }
