@@ -217,3 +217,23 @@ describe('descriptors', () => {
     expect(res.body.response[0].function.metadata).toMatchObject({ reviews_count: row!.reviews_count, reviews_score: Math.round((row!.reviews_sum / row!.reviews_count) * 100) / 100 })
   })
 })
+
+describe('search page cache', () => {
+  it('never serves a page older than the catalog', async () => {
+    const { token: owner } = await newCaller('cache-owner')
+    const first = await action('search', { query: 'quokkafy' }, token)
+    expect(first.body.response).toEqual([])
+    const created = await request('POST', '/v1/agents', {
+      token: owner,
+      body: { name: 'Quokkafy Helper', description: 'Quokkafy things', visibility: 'public', workflow: { steps: [{ id: 's', action: 'search', input: { query: 'x' } }] } },
+    })
+    const id = created.body.response.id
+    const second = await action('search', { query: 'quokkafy' }, token)
+    expect(names(second.body)).toEqual(['Quokkafy Helper'])
+    await action('invoke_agent', { id, input: {} }, owner)
+    const third = await action('search', { query: 'quokkafy' }, token)
+    expect(third.body.response[0].function.metadata.executions).toBe(1)
+    await request('PATCH', `/v1/agents/${id}`, { token: owner, body: { visibility: 'private' } })
+    expect((await action('search', { query: 'quokkafy' }, token)).body.response).toEqual([])
+  })
+})

@@ -58,7 +58,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
     ])
   }
   return {
-    account: { id: p.accountId, teamIds: p.teamIds },
+    account: { id: p.accountId, teamIds: p.teamIds, catalogVersion: p.catalogVersion },
     requestId: c.get('requestId'),
     workflowId,
     idempotencyKey,

@@ -24,6 +24,40 @@ export interface CatalogSearch {
   filter: VisibilityFilter
   limit: number
   page: number
+  /** Catalog version (`<epoch>:<version>`) the caller saw; with the public filter, enables the page cache. */
+  catalogVersion?: string | null
+}
+
+/**
+ * Pages of public searches, per isolate, keyed by catalog version: every agent write moves the version
+ * (triggers in migration 0008), so a cached page is exactly what the query would return now. Only the
+ * public filter is cached, since its answer does not depend on who asks.
+ */
+const PAGE_CACHE_LIMIT = 500
+const pageCache = new Map<string, ScoredAgent[]>()
+
+function cacheKey(s: CatalogSearch): string | null {
+  if (s.filter !== 'public' || !s.catalogVersion) return null
+  return `${s.catalogVersion}|${s.limit}|${s.page}|${queryTerms(s.query).join(' ')}`
+}
+
+/** Ranked catalog search, served from the page cache when the catalog has not changed. */
+export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
+  const key = cacheKey(s)
+  if (key) {
+    const hit = pageCache.get(key)
+    if (hit) {
+      pageCache.delete(key)
+      pageCache.set(key, hit)
+      return hit
+    }
+  }
+  const rows = await rankCatalog(db, s)
+  if (key) {
+    pageCache.set(key, rows)
+    if (pageCache.size > PAGE_CACHE_LIMIT) pageCache.delete(pageCache.keys().next().value!)
+  }
+  return rows
 }
 
 const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
@@ -51,7 +85,7 @@ async function rankedPage(db: D1Database, base: { viewer: Viewer; filter: Visibi
  * and merged below the exact hits. That decision depends only on the query, never on the page, so
  * every page is a slice of the same ordering.
  */
-export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
+async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
   const offset = s.page * s.limit
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []

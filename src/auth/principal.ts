@@ -13,6 +13,8 @@ export interface Principal {
   teamIds: string[]
   rateLimitPerMinute: number | null
   rateLimitPerDay: number | null
+  /** Version of the agent catalog when the request arrived; lets search reuse a cached page exactly. */
+  catalogVersion: string | null
 }
 
 /** last_used_at is written at most this often per token, off the request path. */
@@ -40,6 +42,7 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
     teamIds: row.team_ids ? row.team_ids.split(',') : [],
     rateLimitPerMinute: row.rate_limit_per_minute,
     rateLimitPerDay: row.rate_limit_per_day,
+    catalogVersion: row.catalog_version,
   }
 }
 

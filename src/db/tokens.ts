@@ -23,6 +23,8 @@ export interface TokenPrincipalRow {
   rate_limit_per_minute: number | null
   rate_limit_per_day: number | null
   team_ids: string | null
+  /** `<epoch>:<version>` of the agent catalog, read in the same query (see migration 0008). */
+  catalog_version: string | null
 }
 
 export async function insertToken(db: D1Database, row: TokenRow): Promise<void> {
@@ -39,7 +41,8 @@ export async function findPrincipalByHash(db: D1Database, hash: string): Promise
     .prepare(
       `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
               a.rate_limit_per_minute, a.rate_limit_per_day,
-              (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids
+              (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids,
+              (SELECT epoch || ':' || version FROM catalog_version WHERE id = 1) AS catalog_version
          FROM api_tokens t JOIN accounts a ON a.id = t.account_id
         WHERE t.hash = ?`,
     )

@@ -7,6 +7,8 @@ import type { Logger } from './log'
 export interface RunAccount {
   id: string
   teamIds: string[]
+  /** Agent catalog version read with the token (HTTP requests only); enables exact search caching. */
+  catalogVersion?: string | null
 }
 
 /** Everything an action may use: no action reaches D1, KV or the network another way. */

@@ -23,6 +23,7 @@ export const searchAction = defineAction({
       filter: input.status,
       limit: input.limit,
       page: input.page,
+      catalogVersion: ctx.account.catalogVersion,
     })
     return hits.map((h) => formatAgent(h, h.score, input.format))
   },
