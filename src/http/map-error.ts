@@ -1,6 +1,6 @@
-import { MissingKeyError } from '../lib/crypto'
-import { NotConfiguredError, ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
-import { UnresolvedReferenceError } from '../runtime/templates'
+import type { MissingKeyError } from '../lib/crypto'
+import type { ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
+import type { UnresolvedReferenceError } from '../runtime/templates'
 import { ApiError, isApiError, type ErrorCode } from './errors'
 
 const PROVIDER_CODES: Record<ProviderError['kind'], ErrorCode> = {
@@ -62,4 +62,3 @@ export function isTransient(err: unknown): boolean {
   return true
 }
 
-export { NotConfiguredError, ProviderError, UnsafeUrlError, UpstreamError, UnresolvedReferenceError }
