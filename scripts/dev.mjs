@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildSeed, renderSql, SEED_ACCOUNTS } from './seed/build.mjs'
-import { base62 } from './lib/tokens.mjs'
+// Node 22 strips types itself; ids.ts has no imports, so the dev script shares the Worker's encoding.
+import { bytesToBase62 } from '../src/lib/ids.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 process.chdir(root)
@@ -44,7 +45,7 @@ const devVars = Object.fromEntries(
 wrangler(['d1', 'migrations', 'apply', 'DB', '--local'])
 mkdirSync('.wrangler', { recursive: true })
 const tokenFile = join('.wrangler', 'dev-token')
-const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : `aak_${base62(randomBytes(32))}`
+const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : `aak_${bytesToBase62(randomBytes(32))}`
 writeFileSync(tokenFile, token + '\n', { mode: 0o600 })
 const agents = JSON.parse(readFileSync('scripts/seed/demo-agents.json', 'utf8'))
 const statements = buildSeed(agents)

@@ -4,9 +4,8 @@ import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
 import { newAgentId } from '../lib/ids'
-import { z } from 'zod'
 import { presentAgent } from './descriptor'
-import { checkWorkflow, CreateAgentBody, parameterText, ReviewBody, UpdateAgentBody, type Parameters, type Workflow } from './schema'
+import { CreateAgentBody, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type Parameters, type Workflow } from './schema'
 import { parseOrThrow } from '../http/validate'
 
 const ok = (response: unknown, status = 200) => ({ status, response })
@@ -76,14 +75,7 @@ export function agentRoutes() {
     const workflow = body.workflow ?? (JSON.parse(agent.workflow) as Workflow)
     const visibility = body.visibility ?? agent.visibility
     const teamId = body.team_id === undefined ? agent.team_id : body.team_id
-    // The merged agent must still hold together: references against parameters, a team for team visibility.
-    parseOrThrow(
-      z.unknown().superRefine((_, ctx) => {
-        if (visibility === 'team' && !teamId) ctx.addIssue({ code: 'custom', path: ['team_id'], message: 'team visibility needs a team_id' })
-        checkWorkflow(workflow, parameters, ctx)
-      }),
-      null,
-    )
+    parseOrThrow(MergedAgent, { visibility, team_id: teamId, parameters, workflow })
     assertTeam(p.teamIds, body.team_id)
     if (body.slug && (await slugTaken(c.env.DB, body.slug, agent.id))) {
       throw new ApiError('CONFLICT', `Slug "${body.slug}" is taken`, [{ path: '/slug', message: 'Already used by another agent' }])

@@ -126,10 +126,23 @@ const agentFields = {
   workflow: WorkflowSchema,
 }
 
-export const CreateAgentBody = z.strictObject(agentFields).superRefine((a, ctx) => {
+/** The parts of an agent that must hold together, whichever of them a request changed. */
+interface AgentCore {
+  visibility: 'public' | 'private' | 'team'
+  team_id?: string | null
+  parameters: Parameters
+  workflow: Workflow
+}
+
+function checkAgent(a: AgentCore, ctx: z.RefinementCtx): void {
   if (a.visibility === 'team' && !a.team_id) ctx.addIssue({ code: 'custom', path: ['team_id'], message: 'team visibility needs a team_id' })
   checkWorkflow(a.workflow, a.parameters, ctx)
-})
+}
+
+export const CreateAgentBody = z.strictObject(agentFields).superRefine(checkAgent)
+
+/** Checks an agent after a patch is merged into it (references against parameters, a team for team visibility). */
+export const MergedAgent = z.custom<AgentCore>().superRefine(checkAgent)
 
 export const UpdateAgentBody = z.strictObject({
   slug: agentFields.slug,

@@ -58,17 +58,14 @@ export function visibilityClause(filter: VisibilityFilter, viewer: Viewer): { sq
 const COLUMNS =
   'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
 
-export function insertAgentStatement(db: D1Database, a: NewAgent): D1PreparedStatement {
-  return db
+export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
+  await db
     .prepare(
       `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at)
-}
-
-export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
-  await insertAgentStatement(db, a).run()
+    .run()
 }
 
 /** An agent by id or slug, if the viewer may see it. */
@@ -129,10 +126,6 @@ export async function putReview(db: D1Database, agentId: string, accountId: stri
 export async function deleteReview(db: D1Database, agentId: string, accountId: string): Promise<boolean> {
   const res = await db.prepare('DELETE FROM agent_reviews WHERE agent_id = ? AND account_id = ?').bind(agentId, accountId).run()
   return res.meta.changes > 0
-}
-
-export async function getAgentById(db: D1Database, id: string): Promise<AgentRow | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM agents a WHERE a.id = ?`).bind(id).first<AgentRow>()
 }
 
 /** One scored search hit. */

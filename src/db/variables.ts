@@ -39,14 +39,6 @@ export async function putVariable(
   ])
 }
 
-export async function listVariableNames(db: D1Database, accountId: string, workflowId: string, now: number): Promise<{ name: string; updated_at: number; expires_at: number }[]> {
-  const { results } = await db
-    .prepare('SELECT name, updated_at, expires_at FROM variables WHERE account_id = ? AND workflow_id = ? AND expires_at > ? ORDER BY name')
-    .bind(accountId, workflowId, now)
-    .all<{ name: string; updated_at: number; expires_at: number }>()
-  return results
-}
-
 export async function purgeExpired(db: D1Database, now: number): Promise<void> {
   await db.batch([
     db.prepare('DELETE FROM variables WHERE expires_at <= ?').bind(now),

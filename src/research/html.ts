@@ -136,6 +136,9 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
 }
 
 /** JSON-LD objects of a type (matches "Organization" also for subtypes listed in `types`). */
+/** JSON-LD types that describe the company itself. */
+export const ORGANIZATION_TYPES = ['Organization', 'Corporation', 'LocalBusiness', 'OnlineBusiness', 'NGO']
+
 export function ldOfType(facts: PageFacts[], types: string[]): Record<string, unknown>[] {
   const wanted = new Set(types)
   return facts.flatMap((f) => f.jsonLd).filter((o) => {

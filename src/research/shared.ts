@@ -1,7 +1,7 @@
 import { resolve } from '../providers/dns/client'
 import { findCompany, getEntities } from '../providers/wikidata/client'
 import { entityValues, labelOf, type WikidataEntity } from '../providers/wikidata/transform'
-import { ldOfType } from './html'
+import { ldOfType, ORGANIZATION_TYPES } from './html'
 import { homepage } from './site'
 import type { ResearchInputs } from './types'
 
@@ -49,7 +49,7 @@ export async function companyName(inputs: ResearchInputs): Promise<string | null
     } catch {
       home = null
     }
-    const org = home ? ldOfType([home], ['Organization', 'Corporation', 'LocalBusiness', 'OnlineBusiness'])[0] : undefined
+    const org = home ? ldOfType([home], ORGANIZATION_TYPES)[0] : undefined
     if (typeof org?.name === 'string' && org.name.trim()) return org.name.trim()
     if (home?.meta['og:site_name']) return home.meta['og:site_name']
     const wd = await wikidataOrNull(inputs)

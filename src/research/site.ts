@@ -92,6 +92,11 @@ export function page(inputs: ResearchInputs, kind: PageKind): Promise<PageFacts 
   })
 }
 
+/** The well-known pages of `kinds` that the site has, in order. */
+export async function pages(inputs: ResearchInputs, kinds: PageKind[]): Promise<PageFacts[]> {
+  return (await Promise.all(kinds.map((k) => page(inputs, k)))).filter((p): p is PageFacts => p !== null)
+}
+
 /** One feed item. */
 export interface FeedItem {
   title: string

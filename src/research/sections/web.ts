@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { getProfile, handleFromUrl } from '../../providers/bluesky/client'
 import { dateValue, entityValues, labelOf, latestQuantity, stringValues } from '../../providers/wikidata/transform'
-import { ldOfType, type PageFacts } from '../html'
+import { ldOfType, ORGANIZATION_TYPES, type PageFacts } from '../html'
 import { dnsRecords, labelsOf, wikidataOrNull } from '../shared'
-import { homepage, page } from '../site'
+import { homepage, page, pages } from '../site'
 import { detectTechnologies } from '../tech'
 import { ok, unavailable, type ResearchInputs, type SectionProvider } from '../types'
 import { writeWithModel } from './model'
@@ -27,10 +27,6 @@ function firstFact<T>(...facts: (Fact<T> | null)[]): Fact<T> | null {
   return facts.find((f) => f !== null) ?? null
 }
 
-async function pages(inputs: ResearchInputs, kinds: Parameters<typeof page>[1][]): Promise<PageFacts[]> {
-  return (await Promise.all(kinds.map((k) => page(inputs, k)))).filter((p): p is PageFacts => p !== null)
-}
-
 function addressText(a: unknown): string | null {
   if (typeof a === 'string') return a
   if (!a || typeof a !== 'object') return null
@@ -52,7 +48,7 @@ export const companyOverview: SectionProvider = {
   async run(inputs) {
     const home = await homepage(inputs)
     const about = await page(inputs, 'about')
-    const org = ldOfType([home, ...(about ? [about] : [])], ['Organization', 'Corporation', 'LocalBusiness', 'OnlineBusiness', 'NGO'])[0] ?? {}
+    const org = ldOfType([home, ...(about ? [about] : [])], ORGANIZATION_TYPES)[0] ?? {}
     const wd = await wikidataOrNull(inputs)
     const entity = wd.value?.entity ?? null
     const wdUrl = entity ? `https://www.wikidata.org/wiki/${entity.id}` : ''
@@ -277,7 +273,7 @@ export const contact: SectionProvider = {
     const home = await homepage(inputs)
     const contactPage = await page(inputs, 'contact')
     const all = [home, ...(contactPage ? [contactPage] : [])]
-    const orgs = ldOfType(all, ['Organization', 'Corporation', 'LocalBusiness', 'OnlineBusiness'])
+    const orgs = ldOfType(all, ORGANIZATION_TYPES)
     const points = [...orgs.flatMap((o) => arr(o.contactPoint)), ...ldOfType(all, ['ContactPoint'])].map((c) => {
       const o = c as Record<string, unknown>
       return { type: str(o.contactType), telephone: str(o.telephone), email: str(o.email), url: str(o.url), languages: arr(o.availableLanguage).map(str).filter(Boolean) }
