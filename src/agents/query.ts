@@ -22,18 +22,13 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * The word-index expression: terms joined by OR (bm25 rewards matching more of them). With
- * `prefixLast`, the last term also matches as a prefix, so "transcri" finds "transcript" while the
- * caller is still typing; the search asks for that only when the last term is not a whole indexed
- * word, because a word matched both exactly and as a prefix would be counted twice by bm25.
- * @example wordMatch(['youtube', 'transcri'], true) // '"youtube" OR "transcri" OR "transcri"*'
+ * One term as an FTS5 phrase; with `prefix`, it also matches words it begins, so "transcri" finds
+ * "transcript" while the caller is still typing. Terms hold only letters and digits, so quoting makes
+ * any operator inert.
+ * @example phrase('transcri', true) // '"transcri"*'
  */
-export function wordMatch(terms: string[], prefixLast = false): string | null {
-  if (terms.length === 0) return null
-  const quoted = terms.map((t) => `"${t}"`)
-  const last = terms[terms.length - 1]
-  if (prefixLast && last.length >= 2) quoted.push(`"${last}"*`)
-  return quoted.join(' OR ')
+export function phrase(term: string, prefix = false): string {
+  return prefix ? `"${term}"*` : `"${term}"`
 }
 
 /**

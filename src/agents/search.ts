@@ -1,22 +1,22 @@
 import {
   listByPopularity,
-  matchStats,
+  phraseLists,
   POPULARITY_WEIGHT,
+  rankCandidates,
   SCORE_K,
-  searchTopByText,
   trigramCandidates,
+  type PhraseList,
   type ScoredAgent,
   type Viewer,
   type VisibilityFilter,
 } from '../db/agents'
-import { closeEnough, queryTerms, trigramMatch, wordMatch, wordsOf } from './query'
+import { closeEnough, phrase, queryTerms, trigramMatch, wordsOf } from './query'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
 /** Fuzzy hits rank below exact ones: their score is scaled by this and by term coverage. */
 const FUZZY_SCALE = 0.6
 const FUZZY_CANDIDATES = 200
-const FIRST_WINDOW = 64
 
 export interface CatalogSearch {
   viewer: Viewer
@@ -63,20 +63,105 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
 const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
 
 /**
- * Exact top-k over all word matches without scoring every match against the wide agent rows: rank a
- * window of the best matches by text relevance alone, blend popularity, and accept the page when its
- * last score beats anything outside the window could reach (text score at the window's edge plus the
- * full popularity weight). Otherwise widen the window.
+ * Relevance lists per phrase, per isolate, keyed by the index version (the third part of the catalog
+ * version, moved by every change to agent text; migration 0009): a list depends on nothing else, so
+ * executions and reviews leave it valid. Bounded by the number of entries held, least recently used
+ * first out.
  */
-async function rankedPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, match: string, limit: number, offset: number) {
-  const needed = offset + limit
-  for (let window = Math.max(FIRST_WINDOW, needed * 2); ; window *= 4) {
-    const page = await searchTopByText(db, { ...base, match, window, limit, offset })
-    if (page.candidates < window) return page.rows
-    const ceiling = (1 - POPULARITY_WEIGHT) * (page.minRel / (page.minRel + SCORE_K)) + POPULARITY_WEIGHT
-    const last = page.rows[page.rows.length - 1]
-    if (page.rows.length === limit && last.score > ceiling) return page.rows
+const LIST_CACHE_ENTRIES = 1_000_000
+const listCache = new Map<string, PhraseList>()
+let listCacheEntries = 0
+
+function cachedList(key: string | null): PhraseList | undefined {
+  const hit = key ? listCache.get(key) : undefined
+  if (key && hit) {
+    listCache.delete(key)
+    listCache.set(key, hit)
   }
+  return hit
+}
+
+function rememberList(key: string | null, list: PhraseList): void {
+  if (!key || list.rowids.length > LIST_CACHE_ENTRIES / 4) return
+  listCache.set(key, list)
+  listCacheEntries += list.rowids.length
+  for (const [oldest, old] of listCache) {
+    if (listCacheEntries <= LIST_CACHE_ENTRIES) break
+    listCache.delete(oldest)
+    listCacheEntries -= old.rowids.length
+  }
+}
+
+/**
+ * The phrases of the word query with their relevance lists: every term, and the last term as a prefix
+ * when the index does not know it as a word (so "transcri" finds "transcript" while the caller is
+ * still typing; a known word is not also matched as a prefix, which bm25 would count twice). Phrases
+ * that match nothing add nothing to any score and are left out.
+ */
+async function queryLists(db: D1Database, indexVersion: string | null, terms: string[]): Promise<PhraseList[]> {
+  const exprs = terms.map((t) => phrase(t))
+  const last = terms[terms.length - 1]
+  const prefix = last.length >= 2 ? phrase(last, true) : null
+  const keyOf = (expr: string) => (indexVersion ? `${indexVersion}|${expr}` : null)
+  const lists = new Map<string, PhraseList>()
+  for (const expr of exprs) {
+    const hit = cachedList(keyOf(expr))
+    if (hit) lists.set(expr, hit)
+  }
+  const lastList = lists.get(exprs[exprs.length - 1])
+  let prefixList = prefix && lastList?.rowids.length === 0 ? cachedList(keyOf(prefix)) : undefined
+  const missing = exprs.filter((e) => !lists.has(e))
+  const wantPrefix = prefix !== null && prefixList === undefined && (lastList === undefined || lastList.rowids.length === 0)
+  if (missing.length > 0 || wantPrefix) {
+    const fetched = await phraseLists(db, missing, wantPrefix ? { phrase: prefix, unless: exprs[exprs.length - 1] } : null)
+    missing.forEach((expr, i) => {
+      lists.set(expr, fetched.lists[i])
+      rememberList(keyOf(expr), fetched.lists[i])
+    })
+    if (fetched.fallback) {
+      prefixList = fetched.fallback
+      rememberList(keyOf(prefix!), prefixList)
+    }
+  }
+  const ordered = exprs.map((e) => lists.get(e)!)
+  if (prefixList && lists.get(exprs[exprs.length - 1])!.rowids.length === 0) ordered.push(prefixList)
+  return ordered.filter((l) => l.rowids.length > 0)
+}
+
+/**
+ * bm25 of the OR query for every matching agent: the sum of its phrases' relevance, added in phrase
+ * order as FTS5 adds them, so the values are the ones FTS5 itself would give.
+ */
+function sumLists(lists: PhraseList[]): Map<number, number> {
+  const rel = new Map<number, number>()
+  for (const list of lists) {
+    for (let i = 0; i < list.rowids.length; i++) rel.set(list.rowids[i], (rel.get(list.rowids[i]) ?? 0) + list.rels[i])
+  }
+  return rel
+}
+
+/** The relevance part of a blended score, computed as the SQL computes it. */
+const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
+
+/**
+ * The exact page of the OR query. Popularity adds at most POPULARITY_WEIGHT, so only agents whose
+ * relevance part comes within that of the k-th best relevance can reach rank k: only those are sent
+ * to D1 for visibility, popularity and ordering. The page stands when it reaches rank k and its last
+ * score is at least the k-th relevance part (nothing left out can beat it); otherwise, e.g. when the
+ * best matches are hidden from the viewer, every match is ranked.
+ */
+async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, rel: Map<number, number>, limit: number, offset: number) {
+  const k = offset + limit
+  const all = [...rel]
+  if (all.length <= k) return (await rankCandidates(db, { ...base, candidates: all, limit, offset })).rows
+  const rels = Float64Array.from(rel.values()).sort()
+  const kth = rels[rels.length - k]
+  const y = relevancePart(kth) / (1 - POPULARITY_WEIGHT) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
+  const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
+  const page = await rankCandidates(db, { ...base, candidates: all.filter(([, r]) => r >= cutoff), limit, offset })
+  const last = page.rows[page.rows.length - 1]
+  if (page.ranked >= k && last && last.raw >= relevancePart(kth)) return page.rows
+  return (await rankCandidates(db, { ...base, candidates: all, limit, offset })).rows
 }
 
 /**
@@ -90,20 +175,15 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []
   const terms = queryTerms(s.query)
-  const exact = wordMatch(terms)
   const base = { viewer: s.viewer, filter: s.filter }
-  if (!exact) return listByPopularity(db, { ...base, limit: s.limit, offset })
-  const prefixed = wordMatch(terms, true)!
-  const stats = await matchStats(db, exact, `"${terms[terms.length - 1]}"`, prefixed, FUZZY_THRESHOLD)
-  const match = stats.lastTermKnown ? exact : prefixed
-  const matched = stats.lastTermKnown ? stats.exact : stats.prefixed
+  if (terms.length === 0) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
+  const rel = sumLists(await queryLists(db, indexVersion, terms))
   const fuzzy = trigramMatch(terms)
-  if (!fuzzy || matched >= FUZZY_THRESHOLD) return rankedPage(db, base, match, s.limit, offset)
-  const [exactHits, candidates] = await Promise.all([
-    rankedPage(db, base, match, FUZZY_THRESHOLD, 0),
-    trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }),
-  ])
-  const merged = new Map(exactHits.map((a) => [a.id, a]))
+  if (!fuzzy || rel.size >= FUZZY_THRESHOLD) return rel.size > 0 ? exactPage(db, base, rel, s.limit, offset) : []
+  const exact = rel.size > 0 ? (await rankCandidates(db, { ...base, candidates: [...rel], limit: FUZZY_THRESHOLD, offset: 0 })).rows : []
+  const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
+  const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)
   for (const c of candidates) {
     if (merged.has(c.id)) continue

@@ -13,7 +13,10 @@ export interface Principal {
   teamIds: string[]
   rateLimitPerMinute: number | null
   rateLimitPerDay: number | null
-  /** Version of the agent catalog when the request arrived; lets search reuse a cached page exactly. */
+  /**
+   * Version of the agent catalog when the request arrived (`<epoch>:<version>:<index version>`); lets
+   * search reuse cached pages and phrase relevance exactly.
+   */
   catalogVersion: string | null
 }
 

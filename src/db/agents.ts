@@ -158,53 +158,80 @@ export async function listByPopularity(
   return results
 }
 
-/** A page of text-search hits plus what the exactness check needs about the candidate window. */
-export interface TextSearchPage {
-  rows: ScoredAgent[]
-  /** How many candidates the word index gave (fewer than asked = every match was considered). */
-  candidates: number
-  /** Lowest text relevance in the window. */
-  minRel: number
+/** The agents one FTS5 phrase matches, by rowid ascending, with that phrase's bm25 relevance for each. */
+export interface PhraseList {
+  rowids: Float64Array
+  rels: Float64Array
 }
 
 /**
- * Scores the `window` best word-index matches by bm25 alone (FTS5 sorts those in C without touching
- * the wide agent rows), then joins, filters by visibility and blends popularity. The caller widens
- * the window until the page provably equals the exact ranking over all matches.
+ * bm25 of a phrase for every agent it matches, as one text value ("rowid rel rowid rel ..."): far
+ * cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every double exact.
  */
-export async function searchTopByText(
+const relevanceList = (param: string) =>
+  `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts WHERE agents_fts MATCH ${param} ORDER BY rowid)
+    SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x)`
+
+function parseList(text: string | null): PhraseList {
+  const parts = text ? text.split(' ') : []
+  const rowids = new Float64Array(parts.length / 2)
+  const rels = new Float64Array(parts.length / 2)
+  for (let i = 0; i < rowids.length; i++) {
+    rowids[i] = Number(parts[2 * i])
+    rels[i] = Number(parts[2 * i + 1])
+  }
+  return { rowids, rels }
+}
+
+/**
+ * Relevance lists of `phrases`, in one round trip. bm25 of an OR query is the sum over its phrases of
+ * exactly these values (each phrase's idf and length normalization do not depend on the others). With
+ * `fallback`, its list is read too, but only when the `unless` phrase matches nothing (CASE is lazy,
+ * so a short prefix is never expanded needlessly); else it is null.
+ */
+export async function phraseLists(
   db: D1Database,
-  q: { viewer: Viewer; filter: VisibilityFilter; match: string; window: number; limit: number; offset: number },
-): Promise<TextSearchPage> {
+  phrases: string[],
+  fallback: { phrase: string; unless: string } | null,
+): Promise<{ lists: PhraseList[]; fallback: PhraseList | null }> {
+  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`)} AS l${i}`)
+  columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1')} END AS fallback`)
+  const row = await db
+    .prepare(`SELECT ${columns.join(', ')}`)
+    .bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases)
+    .first<Record<string, string | null>>()
+  return {
+    lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
+    fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
+  }
+}
+
+/**
+ * Ranks candidate agents (rowid and relevance) for a viewer: visibility applied, popularity blended,
+ * ordered as the search promises; `ranked` counts the visible candidates. Only the narrow rows are
+ * sorted; the wide columns are read for the page alone.
+ */
+export async function rankCandidates(
+  db: D1Database,
+  q: { viewer: Viewer; filter: VisibilityFilter; candidates: [number, number][]; limit: number; offset: number },
+): Promise<{ rows: (ScoredAgent & { raw: number })[]; ranked: number }> {
   const vis = visibilityClause(q.filter, q.viewer)
-  // MATERIALIZED keeps bm25() inside the FTS query (SQLite refuses it once flattened into the join).
   const { results } = await db
     .prepare(
-      `WITH top AS MATERIALIZED (
-         SELECT f.rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts f
-          WHERE agents_fts MATCH ? ORDER BY bm25(agents_fts, ${WORD_WEIGHTS}) LIMIT ?)
-       SELECT ${COLUMNS}, round(0.98 * top.rel / (top.rel + ${SCORE_K}) + 0.02 * ${popularity}, 6) AS score,
-              (SELECT count(*) FROM top) AS n_candidates, (SELECT min(rel) FROM top) AS min_rel
-         FROM top JOIN agents a ON a.rowid = top.rid
-        WHERE ${vis.sql}
-        ORDER BY score DESC, a.executions DESC, a.rowid
-        LIMIT ? OFFSET ?`,
+      `WITH c AS MATERIALIZED (SELECT j.value ->> 0 AS rid, j.value ->> 1 AS rel FROM json_each(?) j),
+       page AS MATERIALIZED (
+         SELECT c.rid, ${1 - POPULARITY_WEIGHT} * c.rel / (c.rel + ${SCORE_K}) + ${POPULARITY_WEIGHT} * ${popularity} AS raw,
+                a.executions AS executions, count(*) OVER () AS ranked
+           FROM c JOIN agents a ON a.rowid = c.rid
+          WHERE ${vis.sql}
+          ORDER BY raw DESC, a.executions DESC, c.rid LIMIT ? OFFSET ?)
+       SELECT ${COLUMNS}, page.raw, page.ranked FROM page JOIN agents a ON a.rowid = page.rid
+        ORDER BY page.raw DESC, page.executions DESC, page.rid`,
     )
-    .bind(q.match, q.window, ...vis.binds, q.limit, q.offset)
-    .all<ScoredAgent & { n_candidates: number; min_rel: number }>()
-  if (results.length === 0) {
-    const stats = await db
-      .prepare(
-        `WITH top AS MATERIALIZED (SELECT -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts WHERE agents_fts MATCH ? ORDER BY bm25(agents_fts, ${WORD_WEIGHTS}) LIMIT ?)
-         SELECT count(*) AS n, min(rel) AS m FROM top`,
-      )
-      .bind(q.match, q.window)
-      .first<{ n: number; m: number | null }>()
-    return { rows: [], candidates: stats?.n ?? 0, minRel: stats?.m ?? 0 }
-  }
-  const { n_candidates, min_rel } = results[0]
-  const rows = results.map(({ n_candidates: _n, min_rel: _m, ...row }) => row as ScoredAgent)
-  return { rows, candidates: n_candidates, minRel: min_rel }
+    .bind(JSON.stringify(q.candidates), ...vis.binds, q.limit, q.offset)
+    .all<ScoredAgent & { raw: number; ranked: number }>()
+  const rows = results.map(({ ranked: _r, ...row }) => ({ ...row, score: Math.round(row.raw * 1e6) / 1e6 }))
+  return { rows, ranked: results[0]?.ranked ?? 0 }
 }
 
 /** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */
@@ -222,29 +249,4 @@ export async function trigramCandidates(
     .bind(q.match, ...vis.binds, q.limit)
     .all<AgentRow & { rel: number }>()
   return results
-}
-
-/** What the search needs to know before ranking, in one round trip. */
-export interface MatchStats {
-  /** Rows the exact-terms expression matches, counted up to `cap`. */
-  exact: number
-  /** Whether the last query term is a word of the index (else it is treated as a prefix). */
-  lastTermKnown: boolean
-  /** Rows the expression with the last term as a prefix matches, counted up to `cap`. */
-  prefixed: number
-}
-
-export async function matchStats(db: D1Database, exact: string, lastTerm: string, prefixed: string, cap: number): Promise<MatchStats> {
-  const row = await db
-    .prepare(
-      `WITH k AS (SELECT (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2 LIMIT 1)) AS last_known)
-       SELECT k.last_known,
-              CASE WHEN k.last_known > 0 THEN (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?1 LIMIT ?4)) ELSE 0 END AS exact,
-              -- CASE evaluates lazily: the prefix expansion only runs for a last term the index does not know.
-              CASE WHEN k.last_known > 0 THEN 0 ELSE (SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?3 LIMIT ?4)) END AS prefixed
-         FROM k`,
-    )
-    .bind(exact, lastTerm, prefixed, cap)
-    .first<{ exact: number; last_known: number; prefixed: number }>()
-  return { exact: row?.exact ?? 0, lastTermKnown: (row?.last_known ?? 0) > 0, prefixed: row?.prefixed ?? 0 }
 }

@@ -23,7 +23,7 @@ export interface TokenPrincipalRow {
   rate_limit_per_minute: number | null
   rate_limit_per_day: number | null
   team_ids: string | null
-  /** `<epoch>:<version>` of the agent catalog, read in the same query (see migration 0008). */
+  /** `<epoch>:<version>:<index version>` of the agent catalog, read in the same query (migrations 0008, 0009). */
   catalog_version: string | null
 }
 
@@ -42,7 +42,7 @@ export async function findPrincipalByHash(db: D1Database, hash: string): Promise
       `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
               a.rate_limit_per_minute, a.rate_limit_per_day,
               (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids,
-              (SELECT epoch || ':' || version FROM catalog_version WHERE id = 1) AS catalog_version
+              (SELECT epoch || ':' || version || ':' || index_version FROM catalog_version WHERE id = 1) AS catalog_version
          FROM api_tokens t JOIN accounts a ON a.id = t.account_id
         WHERE t.hash = ?`,
     )

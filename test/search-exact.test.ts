@@ -1,0 +1,129 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { action, createTeam, newCaller, type Json } from './helpers'
+
+/**
+ * Search prunes candidates and joins only rows that can still rank; these tests hold every page to a
+ * brute-force ranking of every match (bm25 on all of them, popularity blended, visibility applied),
+ * over a generated catalog where common words match hundreds of agents and scores tie in droves.
+ */
+
+const AGENTS = 2500
+let seed = 7
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31
+  return seed / 2 ** 31
+}
+const SYLLABLES = 'ka lo mi ne ru sa ti vo ze bar cor den fin gal hum lex'.split(' ')
+const VOCAB = Array.from({ length: 300 }, (_, i) => SYLLABLES[i % 16] + SYLLABLES[Math.floor(i / 16) % 16] + (i >= 256 ? 'x' : ''))
+// Zipf-like: word i drawn with weight 1 / (i + 8).
+const weights = VOCAB.map((_, i) => 1 / (i + 8))
+const total = weights.reduce((a, b) => a + b, 0)
+const word = () => {
+  let u = rand() * total
+  for (let i = 0; i < VOCAB.length; i++) if ((u -= weights[i]) <= 0) return VOCAB[i]
+  return VOCAB[VOCAB.length - 1]
+}
+const words = (n: number) => Array.from({ length: n }, word).join(' ')
+
+let viewer: { token: string; accountId: string }
+let teamId: string
+
+beforeAll(async () => {
+  viewer = await newCaller('exact viewer')
+  const other = await newCaller('exact other')
+  teamId = await createTeam('exact team', [viewer.accountId])
+  const otherTeam = await createTeam('exact other team', [other.accountId])
+  const insert = env.DB.prepare(
+    `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+     VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', ?, 0, 0)`,
+  )
+  const rows = []
+  for (let i = 0; i < AGENTS; i++) {
+    const r = rand()
+    const [visibility, owner, team] =
+      r < 0.05 ? ['private', viewer.accountId, null] : r < 0.1 ? ['private', other.accountId, null] : r < 0.15 ? ['team', other.accountId, i % 2 ? teamId : otherTeam] : ['public', other.accountId, null]
+    // Few distinct execution counts, so popularity ties as well as relevance.
+    const executions = [0, 0, 5, 40, 300, 2000][Math.floor(rand() * 6)]
+    rows.push(insert.bind(`exact${i}`, words(1 + Math.floor(rand() * 3)), words(4 + Math.floor(rand() * 10)), visibility, owner, team, executions, rand() < 0.3 ? words(2) : ''))
+  }
+  for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
+})
+
+/** Every match scored, filtered and ordered as the search promises. */
+async function bruteForce(match: string, status: string): Promise<string[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
+            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
+       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
+       JOIN agents a ON a.rowid = m.rid`,
+  )
+    .bind(match)
+    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
+  const own = (r: { owner: string }) => r.owner === viewer.accountId
+  const mine = (r: { team: string | null }) => r.team === teamId
+  const visible = results.filter((r) =>
+    status === 'public'
+      ? r.visibility === 'public'
+      : status === 'private'
+        ? r.visibility === 'private' && own(r)
+        : status === 'team'
+          ? r.visibility === 'team' && (mine(r) || own(r))
+          : r.visibility === 'public' || own(r) || (r.visibility === 'team' && mine(r)),
+  )
+  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
+}
+
+async function searchIds(query: string, status: string, limit: number, page: number): Promise<string[]> {
+  const res = await action('search', { query, status, limit, page }, viewer.token)
+  expect(res.status).toBe(200)
+  return (res.body.response as Json[]).map((h) => h.function.metadata.id as string)
+}
+
+describe('exact search pages', () => {
+  it('equal a brute-force ranking of every match, for every filter and page', async () => {
+    const queries = Array.from({ length: 40 }, () => words(1 + Math.floor(rand() * 4)))
+    for (const query of queries) {
+      const terms = [...new Set(query.split(' '))]
+      const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
+      for (const [limit, page] of [[10, 0], [7, 3], [1, 0]]) {
+        expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
+      }
+    }
+    for (const status of ['private', 'team', 'all']) {
+      for (const query of queries.slice(0, 10)) {
+        const terms = [...new Set(query.split(' '))]
+        const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), status)
+        expect(await searchIds(query, status, 5, 1), `${status} ${query}`).toEqual(expected.slice(5, 10))
+      }
+    }
+  })
+
+  it('equal it when the last word is completed as a prefix', async () => {
+    for (let i = 0; i < 10; i++) {
+      const [a, b] = [word(), word()]
+      const partial = b.slice(0, 3)
+      if (VOCAB.includes(partial)) continue
+      const expected = await bruteForce(`"${a}" OR "${partial}"*`, 'public')
+      expect(await searchIds(`${a} ${partial}`, 'public', 10, 0), `${a} ${partial}`).toEqual(expected.slice(0, 10))
+    }
+  })
+
+  it('follow changes to agent text and popularity at once', async () => {
+    // Relevance lists are cached per phrase until agent text changes; popularity is read fresh.
+    expect(await searchIds('zyxwordy', 'public', 10, 0)).toEqual([])
+    await env.DB.prepare(`UPDATE agents SET description = description || ' zyxwordy' WHERE id IN ('exact1', 'exact2', 'exact3')`).run()
+    await env.DB.prepare(`UPDATE agents SET visibility = 'public', executions = 0 WHERE id IN ('exact1', 'exact2', 'exact3')`).run()
+    const before = await searchIds('zyxwordy', 'public', 10, 0)
+    expect(before).toEqual(await bruteForce('"zyxwordy"', 'public'))
+    expect(before.sort()).toEqual(['exact1', 'exact2', 'exact3'])
+    await env.DB.prepare(`UPDATE agents SET executions = 5000 WHERE id = ?`).bind(before[2]).run()
+    expect(await searchIds('zyxwordy', 'public', 10, 0)).toEqual(await bruteForce('"zyxwordy"', 'public'))
+    await env.DB.prepare(`UPDATE agents SET name = 'Zyxwordy' WHERE id = 'exact2'`).run()
+    const renamed = await searchIds('zyxwordy', 'public', 10, 0)
+    expect(renamed[0]).toBe('exact2')
+    expect(renamed).toEqual(await bruteForce('"zyxwordy"', 'public'))
+    await env.DB.prepare(`DELETE FROM agents WHERE id = 'exact2'`).run()
+    expect(await searchIds('zyxwordy', 'public', 10, 0)).not.toContain('exact2')
+  })
+})
