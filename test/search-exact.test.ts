@@ -86,7 +86,7 @@ describe('exact search pages', () => {
     for (const query of queries) {
       const terms = [...new Set(query.split(' '))]
       const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
-      for (const [limit, page] of [[10, 0], [7, 3], [1, 0]]) {
+      for (const [limit, page] of [[10, 0], [7, 3], [1, 0], [100, 1]]) {
         expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
       }
     }

@@ -75,7 +75,7 @@ export async function startDevServer({ name, sql = [], vars = {}, fresh = true }
       child.kill('SIGTERM')
       setTimeout(() => child.kill('SIGKILL'), 5000).unref()
     })
-  return { url, adminToken, stop, pid: child.pid, executeSql, log: () => log }
+  return { url, adminToken, stop, pid: child.pid, executeSql, log: () => log, inspectorPort: inspector }
 }
 
 /** Creates an account (with limits high enough for load) and a token through the admin API. */

@@ -128,16 +128,59 @@ async function queryLists(db: D1Database, indexVersion: string | null, terms: st
   return ordered.filter((l) => l.rowids.length > 0)
 }
 
+/** Every agent the OR query matches, by rowid ascending, with its bm25 relevance. */
+interface Matches {
+  rowids: Float64Array
+  rels: Float64Array
+}
+
 /**
  * bm25 of the OR query for every matching agent: the sum of its phrases' relevance, added in phrase
- * order as FTS5 adds them, so the values are the ones FTS5 itself would give.
+ * order as FTS5 adds them, so the values are the ones FTS5 itself would give. The lists are sorted by
+ * rowid, so one merge pass does it.
  */
-function sumLists(lists: PhraseList[]): Map<number, number> {
-  const rel = new Map<number, number>()
-  for (const list of lists) {
-    for (let i = 0; i < list.rowids.length; i++) rel.set(list.rowids[i], (rel.get(list.rowids[i]) ?? 0) + list.rels[i])
+function sumLists(lists: PhraseList[]): Matches {
+  const size = lists.reduce((n, l) => n + l.rowids.length, 0)
+  const rowids = new Float64Array(size)
+  const rels = new Float64Array(size)
+  const at = lists.map(() => 0)
+  let n = 0
+  for (;;) {
+    let next = Infinity
+    for (let j = 0; j < lists.length; j++) if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] < next) next = lists[j].rowids[at[j]]
+    if (next === Infinity) break
+    let sum = 0
+    for (let j = 0; j < lists.length; j++) {
+      if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] === next) sum += lists[j].rels[at[j]++]
+    }
+    rowids[n] = next
+    rels[n++] = sum
   }
-  return rel
+  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n) }
+}
+
+/** The k-th largest value (k >= 1, at most values.length). */
+function kthLargest(values: Float64Array, k: number): number {
+  if (k > 64) return Float64Array.from(values).sort()[values.length - k]
+  // A small sorted window of the best k beats sorting everything for the usual page sizes.
+  const best: number[] = []
+  for (const v of values) {
+    if (best.length === k && v <= best[k - 1]) continue
+    let i = best.length === k ? k - 1 : best.length
+    while (i > 0 && best[i - 1] < v) {
+      best[i] = best[i - 1]
+      i--
+    }
+    best[i] = v
+  }
+  return best[k - 1]
+}
+
+/** The matches with relevance at least `min`, as [rowid, relevance] pairs. */
+function pairs(m: Matches, min = -Infinity): [number, number][] {
+  const out: [number, number][] = []
+  for (let i = 0; i < m.rowids.length; i++) if (m.rels[i] >= min) out.push([m.rowids[i], m.rels[i]])
+  return out
 }
 
 /** The relevance part of a blended score, computed as the SQL computes it. */
@@ -150,18 +193,17 @@ const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + 
  * score is at least the k-th relevance part (nothing left out can beat it); otherwise, e.g. when the
  * best matches are hidden from the viewer, every match is ranked.
  */
-async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, rel: Map<number, number>, limit: number, offset: number) {
+async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number) {
   const k = offset + limit
-  const all = [...rel]
-  if (all.length <= k) return (await rankCandidates(db, { ...base, candidates: all, limit, offset })).rows
-  const rels = Float64Array.from(rel.values()).sort()
-  const kth = rels[rels.length - k]
+  const everything = () => rankCandidates(db, { ...base, candidates: pairs(m), limit, offset })
+  if (m.rels.length <= k) return (await everything()).rows
+  const kth = kthLargest(m.rels, k)
   const y = relevancePart(kth) / (1 - POPULARITY_WEIGHT) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
   const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
-  const page = await rankCandidates(db, { ...base, candidates: all.filter(([, r]) => r >= cutoff), limit, offset })
+  const page = await rankCandidates(db, { ...base, candidates: pairs(m, cutoff), limit, offset })
   const last = page.rows[page.rows.length - 1]
   if (page.ranked >= k && last && last.raw >= relevancePart(kth)) return page.rows
-  return (await rankCandidates(db, { ...base, candidates: all, limit, offset })).rows
+  return (await everything()).rows
 }
 
 /**
@@ -178,10 +220,11 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const base = { viewer: s.viewer, filter: s.filter }
   if (terms.length === 0) return listByPopularity(db, { ...base, limit: s.limit, offset })
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
-  const rel = sumLists(await queryLists(db, indexVersion, terms))
+  const matches = sumLists(await queryLists(db, indexVersion, terms))
+  const matched = matches.rowids.length
   const fuzzy = trigramMatch(terms)
-  if (!fuzzy || rel.size >= FUZZY_THRESHOLD) return rel.size > 0 ? exactPage(db, base, rel, s.limit, offset) : []
-  const exact = rel.size > 0 ? (await rankCandidates(db, { ...base, candidates: [...rel], limit: FUZZY_THRESHOLD, offset: 0 })).rows : []
+  if (!fuzzy || matched >= FUZZY_THRESHOLD) return matched > 0 ? exactPage(db, base, matches, s.limit, offset) : []
+  const exact = matched > 0 ? (await rankCandidates(db, { ...base, candidates: pairs(matches), limit: FUZZY_THRESHOLD, offset: 0 })).rows : []
   const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
   const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)
