@@ -3,7 +3,8 @@
  * `npm run bench:search [-- --agents 100000 --concurrency 16 --seconds 15]`: fills a local D1 with
  * generated agents, starts the Worker under wrangler dev, and measures POST /v1/action/search against
  * the authenticated trivial route GET /v1/me at the same concurrency in the same run.
- * `--agents 1000000` works too (loading takes a few minutes).
+ * `--agents 1000000` works too (loading takes a few minutes). `--reuse` measures the catalog an earlier
+ * run of the same size left in .bench/ instead of loading it again.
  */
 import { cpus, totalmem } from 'node:os'
 import { renderSql } from './seed/build.mjs'
@@ -17,6 +18,7 @@ const opt = (name, fallback) => {
 const AGENTS = opt('agents', 100_000)
 const CONCURRENCY = opt('concurrency', 16)
 const SECONDS = opt('seconds', 15)
+const REUSE = args.includes('--reuse')
 
 // Deterministic generator (mulberry32) so every run searches the same catalog.
 let seed = 42
@@ -101,11 +103,12 @@ async function measure(label, makeRequest) {
 
 const now = Date.now()
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}`)
-console.log(`loading ${AGENTS} generated agents ...`)
+console.log(REUSE ? `reusing the catalog of ${AGENTS} agents from an earlier run` : `loading ${AGENTS} generated agents ...`)
 const t0 = Date.now()
 const sql = [renderSql([{ sql: 'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)', params: ['acc_benchowner', 'bench owner', now] }])]
+// The generator runs either way, so the queries below are the same with or without --reuse.
 for (let i = 0; i < AGENTS; i += 20_000) sql.push(agentSql(i, Math.min(AGENTS, i + 20_000), now))
-const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql })
+const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? [] : sql, fresh: !REUSE })
 console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; concurrency ${CONCURRENCY}, ${SECONDS} s per route`)
 try {
   const { token } = await createBenchToken(server, 'bench')

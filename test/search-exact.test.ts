@@ -89,6 +89,8 @@ describe('exact search pages', () => {
       for (const [limit, page] of [[10, 0], [7, 3], [1, 0], [100, 1]]) {
         expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
       }
+      // A word the index does not know adds nothing (the search ranks before it knows that, then checks).
+      expect(await searchIds(`${query} qqzz${queries.indexOf(query)}`, 'public', 10, 0)).toEqual(expected.slice(0, 10))
     }
     for (const status of ['private', 'team', 'all']) {
       for (const query of queries.slice(0, 10)) {

@@ -1,11 +1,16 @@
 import {
   listByPopularity,
-  phraseLists,
+  phraseListsQuery,
   POPULARITY_WEIGHT,
-  rankCandidates,
+  rankCandidatesQuery,
+  runQueries,
+  runQuery,
   SCORE_K,
   trigramCandidates,
+  type FetchedLists,
   type PhraseList,
+  type Query,
+  type RankedPage,
   type ScoredAgent,
   type Viewer,
   type VisibilityFilter,
@@ -93,39 +98,60 @@ function rememberList(key: string | null, list: PhraseList): void {
 }
 
 /**
- * The phrases of the word query with their relevance lists: every term, and the last term as a prefix
- * when the index does not know it as a word (so "transcri" finds "transcript" while the caller is
- * still typing; a known word is not also matched as a prefix, which bm25 would count twice). Phrases
- * that match nothing add nothing to any score and are left out.
+ * The phrases of a word query and what the cache knows of them: every term, and the last term as a
+ * prefix when the index does not know it as a word (so "transcri" finds "transcript" while the caller
+ * is still typing; a known word is not also matched as a prefix, which bm25 would count twice).
  */
-async function queryLists(db: D1Database, indexVersion: string | null, terms: string[]): Promise<PhraseList[]> {
+interface QueryPhrases {
+  exprs: string[]
+  prefix: string | null
+  lists: Map<string, PhraseList>
+  prefixList: PhraseList | undefined
+  keyOf: (expr: string) => string | null
+}
+
+function lookupPhrases(indexVersion: string | null, terms: string[]): QueryPhrases {
   const exprs = terms.map((t) => phrase(t))
   const last = terms[terms.length - 1]
-  const prefix = last.length >= 2 ? phrase(last, true) : null
   const keyOf = (expr: string) => (indexVersion ? `${indexVersion}|${expr}` : null)
   const lists = new Map<string, PhraseList>()
   for (const expr of exprs) {
     const hit = cachedList(keyOf(expr))
     if (hit) lists.set(expr, hit)
   }
-  const lastList = lists.get(exprs[exprs.length - 1])
-  let prefixList = prefix && lastList?.rowids.length === 0 ? cachedList(keyOf(prefix)) : undefined
-  const missing = exprs.filter((e) => !lists.has(e))
-  const wantPrefix = prefix !== null && prefixList === undefined && (lastList === undefined || lastList.rowids.length === 0)
-  if (missing.length > 0 || wantPrefix) {
-    const fetched = await phraseLists(db, missing, wantPrefix ? { phrase: prefix, unless: exprs[exprs.length - 1] } : null)
-    missing.forEach((expr, i) => {
-      lists.set(expr, fetched.lists[i])
-      rememberList(keyOf(expr), fetched.lists[i])
-    })
-    if (fetched.fallback) {
-      prefixList = fetched.fallback
-      rememberList(keyOf(prefix!), prefixList)
-    }
+  const prefix = last.length >= 2 ? phrase(last, true) : null
+  const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(keyOf(prefix)) : undefined
+  return { exprs, prefix, lists, prefixList, keyOf }
+}
+
+/** The query reading what the cache lacks, or null when it has everything. */
+function missingQuery(db: D1Database, q: QueryPhrases): Query<FetchedLists> | null {
+  const missing = q.exprs.filter((e) => !q.lists.has(e))
+  const lastList = q.lists.get(q.exprs[q.exprs.length - 1])
+  const wantPrefix = q.prefix !== null && q.prefixList === undefined && (lastList === undefined || lastList.rowids.length === 0)
+  if (missing.length === 0 && !wantPrefix) return null
+  return phraseListsQuery(db, missing, wantPrefix ? { phrase: q.prefix!, unless: q.exprs[q.exprs.length - 1] } : null)
+}
+
+/** Stores fetched lists in the query and the cache; true when any of them matches something. */
+function absorb(q: QueryPhrases, fetched: FetchedLists): boolean {
+  const missing = q.exprs.filter((e) => !q.lists.has(e))
+  missing.forEach((expr, i) => {
+    q.lists.set(expr, fetched.lists[i])
+    rememberList(q.keyOf(expr), fetched.lists[i])
+  })
+  if (fetched.fallback) {
+    q.prefixList = fetched.fallback
+    rememberList(q.keyOf(q.prefix!), fetched.fallback)
   }
-  const ordered = exprs.map((e) => lists.get(e)!)
-  if (prefixList && lists.get(exprs[exprs.length - 1])!.rowids.length === 0) ordered.push(prefixList)
-  return ordered.filter((l) => l.rowids.length > 0)
+  return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0
+}
+
+/** Relevance lists of the query's phrases in order, phrases not known (yet) or matching nothing left out. */
+function knownLists(q: QueryPhrases): PhraseList[] {
+  const ordered = q.exprs.map((e) => q.lists.get(e))
+  if (q.prefixList && q.lists.get(q.exprs[q.exprs.length - 1])?.rowids.length === 0) ordered.push(q.prefixList)
+  return ordered.filter((l): l is PhraseList => l !== undefined && l.rowids.length > 0)
 }
 
 /** Every agent the OR query matches, by rowid ascending, with its bm25 relevance. */
@@ -187,23 +213,32 @@ function pairs(m: Matches, min = -Infinity): [number, number][] {
 const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
 
 /**
- * The exact page of the OR query. Popularity adds at most POPULARITY_WEIGHT, so only agents whose
- * relevance part comes within that of the k-th best relevance can reach rank k: only those are sent
- * to D1 for visibility, popularity and ordering. The page stands when it reaches rank k and its last
- * score is at least the k-th relevance part (nothing left out can beat it); otherwise, e.g. when the
- * best matches are hidden from the viewer, every match is ranked.
+ * The first try at the exact page of the OR query. Popularity adds at most POPULARITY_WEIGHT, so only
+ * agents whose relevance part comes within that of the k-th best relevance can reach rank k: only
+ * those are sent to D1 for visibility, popularity and ordering. The page stands when it reaches rank
+ * k and its last score is at least the k-th relevance part (nothing left out can beat it).
  */
-async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number) {
+function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number) {
   const k = offset + limit
-  const everything = () => rankCandidates(db, { ...base, candidates: pairs(m), limit, offset })
-  if (m.rels.length <= k) return (await everything()).rows
+  if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }), stands: () => true }
   const kth = kthLargest(m.rels, k)
   const y = relevancePart(kth) / (1 - POPULARITY_WEIGHT) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
   const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
-  const page = await rankCandidates(db, { ...base, candidates: pairs(m, cutoff), limit, offset })
-  const last = page.rows[page.rows.length - 1]
-  if (page.ranked >= k && last && last.raw >= relevancePart(kth)) return page.rows
-  return (await everything()).rows
+  return {
+    query: rankCandidatesQuery(db, { ...base, candidates: pairs(m, cutoff), limit, offset }),
+    stands: (page: RankedPage) => {
+      const last = page.rows[page.rows.length - 1]
+      return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
+    },
+  }
+}
+
+/** The exact page; when the first try does not stand (say the best matches are hidden from the caller), every match is ranked. */
+async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number, tried?: RankedPage) {
+  const first = firstTry(db, base, m, limit, offset)
+  const page = tried ?? (await runQuery(first.query))
+  if (first.stands(page)) return page.rows
+  return (await runQuery(rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }))).rows
 }
 
 /**
@@ -220,11 +255,22 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const base = { viewer: s.viewer, filter: s.filter }
   if (terms.length === 0) return listByPopularity(db, { ...base, limit: s.limit, offset })
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
-  const matches = sumLists(await queryLists(db, indexVersion, terms))
+  const phrases = lookupPhrases(indexVersion, terms)
+  let matches = sumLists(knownLists(phrases))
+  const missing = missingQuery(db, phrases)
+  let tried: RankedPage | undefined
+  if (missing) {
+    // Speculate that the phrases the cache lacks match nothing (unknown words, numbers, typos are
+    // common) and rank in the same round trip; when one does match, rank again with it.
+    const attempt = matches.rowids.length >= FUZZY_THRESHOLD ? firstTry(db, base, matches, s.limit, offset).query : null
+    const [fetched, page] = attempt ? await runQueries(db, missing, attempt) : [await runQuery(missing), undefined]
+    if (absorb(phrases, fetched)) matches = sumLists(knownLists(phrases))
+    else tried = page
+  }
   const matched = matches.rowids.length
   const fuzzy = trigramMatch(terms)
-  if (!fuzzy || matched >= FUZZY_THRESHOLD) return matched > 0 ? exactPage(db, base, matches, s.limit, offset) : []
-  const exact = matched > 0 ? (await rankCandidates(db, { ...base, candidates: pairs(matches), limit: FUZZY_THRESHOLD, offset: 0 })).rows : []
+  if (!fuzzy || matched >= FUZZY_THRESHOLD) return matched > 0 ? exactPage(db, base, matches, s.limit, offset, tried) : []
+  const exact = matched > 0 ? (await runQuery(rankCandidatesQuery(db, { ...base, candidates: pairs(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
   const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
   const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)

@@ -183,40 +183,65 @@ function parseList(text: string | null): PhraseList {
   return { rowids, rels }
 }
 
+/** A statement and how to read its result, so callers can send several in one round trip. */
+export interface Query<T> {
+  statement: D1PreparedStatement
+  read: (result: D1Result<Record<string, unknown>>) => T
+}
+
+export async function runQuery<T>(q: Query<T>): Promise<T> {
+  return q.read(await q.statement.all())
+}
+
+/** Two queries in one round trip (a D1 batch runs them in order, in one transaction). */
+export async function runQueries<A, B>(db: D1Database, a: Query<A>, b: Query<B>): Promise<[A, B]> {
+  const [ra, rb] = await db.batch([a.statement, b.statement])
+  return [a.read(ra as D1Result<Record<string, unknown>>), b.read(rb as D1Result<Record<string, unknown>>)]
+}
+
+export interface FetchedLists {
+  lists: PhraseList[]
+  fallback: PhraseList | null
+}
+
 /**
- * Relevance lists of `phrases`, in one round trip. bm25 of an OR query is the sum over its phrases of
- * exactly these values (each phrase's idf and length normalization do not depend on the others). With
- * `fallback`, its list is read too, but only when the `unless` phrase matches nothing (CASE is lazy,
- * so a short prefix is never expanded needlessly); else it is null.
+ * Relevance lists of `phrases`. bm25 of an OR query is the sum over its phrases of exactly these
+ * values (each phrase's idf and length normalization do not depend on the others). With `fallback`,
+ * its list is read too, but only when the `unless` phrase matches nothing (CASE is lazy, so a short
+ * prefix is never expanded needlessly); else it is null.
  */
-export async function phraseLists(
-  db: D1Database,
-  phrases: string[],
-  fallback: { phrase: string; unless: string } | null,
-): Promise<{ lists: PhraseList[]; fallback: PhraseList | null }> {
+export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null): Query<FetchedLists> {
   const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`)} AS l${i}`)
   columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1')} END AS fallback`)
-  const row = await db
-    .prepare(`SELECT ${columns.join(', ')}`)
-    .bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases)
-    .first<Record<string, string | null>>()
   return {
-    lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
-    fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
+    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases),
+    read: ({ results }) => {
+      const row = results[0] as Record<string, string | null> | undefined
+      return {
+        lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
+        fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
+      }
+    },
   }
+}
+
+export interface RankedPage {
+  rows: (ScoredAgent & { raw: number })[]
+  /** Visible candidates in all (the page is a slice of them). */
+  ranked: number
 }
 
 /**
  * Ranks candidate agents (rowid and relevance) for a viewer: visibility applied, popularity blended,
- * ordered as the search promises; `ranked` counts the visible candidates. Only the narrow rows are
- * sorted; the wide columns are read for the page alone.
+ * ordered as the search promises. Only the narrow rows are sorted; the wide columns are read for the
+ * page alone.
  */
-export async function rankCandidates(
+export function rankCandidatesQuery(
   db: D1Database,
   q: { viewer: Viewer; filter: VisibilityFilter; candidates: [number, number][]; limit: number; offset: number },
-): Promise<{ rows: (ScoredAgent & { raw: number })[]; ranked: number }> {
+): Query<RankedPage> {
   const vis = visibilityClause(q.filter, q.viewer)
-  const { results } = await db
+  const statement = db
     .prepare(
       `WITH c AS MATERIALIZED (SELECT j.value ->> 0 AS rid, j.value ->> 1 AS rel FROM json_each(?) j),
        page AS MATERIALIZED (
@@ -229,9 +254,16 @@ export async function rankCandidates(
         ORDER BY page.raw DESC, page.executions DESC, page.rid`,
     )
     .bind(JSON.stringify(q.candidates), ...vis.binds, q.limit, q.offset)
-    .all<ScoredAgent & { raw: number; ranked: number }>()
-  const rows = results.map(({ ranked: _r, ...row }) => ({ ...row, score: Math.round(row.raw * 1e6) / 1e6 }))
-  return { rows, ranked: results[0]?.ranked ?? 0 }
+  return {
+    statement,
+    read: ({ results }) => {
+      const rows = (results as unknown as (ScoredAgent & { raw: number; ranked: number })[]).map(({ ranked: _r, ...row }) => ({
+        ...row,
+        score: Math.round(row.raw * 1e6) / 1e6,
+      }))
+      return { rows, ranked: (results[0]?.ranked as number | undefined) ?? 0 }
+    },
+  }
 }
 
 /** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */
