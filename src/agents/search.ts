@@ -1,21 +1,19 @@
 import {
   listByPopularity,
-  phraseListsQuery,
   POPULARITY_WEIGHT,
   rankCandidatesQuery,
   runQueries,
   runQuery,
   SCORE_K,
   trigramCandidates,
-  type FetchedLists,
-  type PhraseList,
   type Query,
   type RankedPage,
   type ScoredAgent,
   type Viewer,
   type VisibilityFilter,
 } from '../db/agents'
-import { closeEnough, phrase, queryTerms, trigramMatch, wordsOf } from './query'
+import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
+import { absorb, knownLists, kthLargest, lookupPhrases, missingQuery, pairs, sumLists, type Matches } from './relevance'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
@@ -29,7 +27,10 @@ export interface CatalogSearch {
   filter: VisibilityFilter
   limit: number
   page: number
-  /** Catalog version (`<epoch>:<version>`) the caller saw; with the public filter, enables the page cache. */
+  /**
+   * Catalog version (`<epoch>:<version>:<index version>`) the caller saw: enables the page cache (public
+   * filter) and the phrase relevance cache.
+   */
   catalogVersion?: string | null
 }
 
@@ -67,148 +68,6 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
 
 const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
 
-/**
- * Relevance lists per phrase, per isolate, keyed by the index version (the third part of the catalog
- * version, moved by every change to agent text; migration 0009): a list depends on nothing else, so
- * executions and reviews leave it valid. Bounded by the number of entries held, least recently used
- * first out.
- */
-const LIST_CACHE_ENTRIES = 1_000_000
-const listCache = new Map<string, PhraseList>()
-let listCacheEntries = 0
-
-function cachedList(key: string | null): PhraseList | undefined {
-  const hit = key ? listCache.get(key) : undefined
-  if (key && hit) {
-    listCache.delete(key)
-    listCache.set(key, hit)
-  }
-  return hit
-}
-
-function rememberList(key: string | null, list: PhraseList): void {
-  if (!key || list.rowids.length > LIST_CACHE_ENTRIES / 4) return
-  listCache.set(key, list)
-  listCacheEntries += list.rowids.length
-  for (const [oldest, old] of listCache) {
-    if (listCacheEntries <= LIST_CACHE_ENTRIES) break
-    listCache.delete(oldest)
-    listCacheEntries -= old.rowids.length
-  }
-}
-
-/**
- * The phrases of a word query and what the cache knows of them: every term, and the last term as a
- * prefix when the index does not know it as a word (so "transcri" finds "transcript" while the caller
- * is still typing; a known word is not also matched as a prefix, which bm25 would count twice).
- */
-interface QueryPhrases {
-  exprs: string[]
-  prefix: string | null
-  lists: Map<string, PhraseList>
-  prefixList: PhraseList | undefined
-  keyOf: (expr: string) => string | null
-}
-
-function lookupPhrases(indexVersion: string | null, terms: string[]): QueryPhrases {
-  const exprs = terms.map((t) => phrase(t))
-  const last = terms[terms.length - 1]
-  const keyOf = (expr: string) => (indexVersion ? `${indexVersion}|${expr}` : null)
-  const lists = new Map<string, PhraseList>()
-  for (const expr of exprs) {
-    const hit = cachedList(keyOf(expr))
-    if (hit) lists.set(expr, hit)
-  }
-  const prefix = last.length >= 2 ? phrase(last, true) : null
-  const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(keyOf(prefix)) : undefined
-  return { exprs, prefix, lists, prefixList, keyOf }
-}
-
-/** The query reading what the cache lacks, or null when it has everything. */
-function missingQuery(db: D1Database, q: QueryPhrases): Query<FetchedLists> | null {
-  const missing = q.exprs.filter((e) => !q.lists.has(e))
-  const lastList = q.lists.get(q.exprs[q.exprs.length - 1])
-  const wantPrefix = q.prefix !== null && q.prefixList === undefined && (lastList === undefined || lastList.rowids.length === 0)
-  if (missing.length === 0 && !wantPrefix) return null
-  return phraseListsQuery(db, missing, wantPrefix ? { phrase: q.prefix!, unless: q.exprs[q.exprs.length - 1] } : null)
-}
-
-/** Stores fetched lists in the query and the cache; true when any of them matches something. */
-function absorb(q: QueryPhrases, fetched: FetchedLists): boolean {
-  const missing = q.exprs.filter((e) => !q.lists.has(e))
-  missing.forEach((expr, i) => {
-    q.lists.set(expr, fetched.lists[i])
-    rememberList(q.keyOf(expr), fetched.lists[i])
-  })
-  if (fetched.fallback) {
-    q.prefixList = fetched.fallback
-    rememberList(q.keyOf(q.prefix!), fetched.fallback)
-  }
-  return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0
-}
-
-/** Relevance lists of the query's phrases in order, phrases not known (yet) or matching nothing left out. */
-function knownLists(q: QueryPhrases): PhraseList[] {
-  const ordered = q.exprs.map((e) => q.lists.get(e))
-  if (q.prefixList && q.lists.get(q.exprs[q.exprs.length - 1])?.rowids.length === 0) ordered.push(q.prefixList)
-  return ordered.filter((l): l is PhraseList => l !== undefined && l.rowids.length > 0)
-}
-
-/** Every agent the OR query matches, by rowid ascending, with its bm25 relevance. */
-interface Matches {
-  rowids: Float64Array
-  rels: Float64Array
-}
-
-/**
- * bm25 of the OR query for every matching agent: the sum of its phrases' relevance, added in phrase
- * order as FTS5 adds them, so the values are the ones FTS5 itself would give. The lists are sorted by
- * rowid, so one merge pass does it.
- */
-function sumLists(lists: PhraseList[]): Matches {
-  const size = lists.reduce((n, l) => n + l.rowids.length, 0)
-  const rowids = new Float64Array(size)
-  const rels = new Float64Array(size)
-  const at = lists.map(() => 0)
-  let n = 0
-  for (;;) {
-    let next = Infinity
-    for (let j = 0; j < lists.length; j++) if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] < next) next = lists[j].rowids[at[j]]
-    if (next === Infinity) break
-    let sum = 0
-    for (let j = 0; j < lists.length; j++) {
-      if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] === next) sum += lists[j].rels[at[j]++]
-    }
-    rowids[n] = next
-    rels[n++] = sum
-  }
-  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n) }
-}
-
-/** The k-th largest value (k >= 1, at most values.length). */
-function kthLargest(values: Float64Array, k: number): number {
-  if (k > 64) return Float64Array.from(values).sort()[values.length - k]
-  // A small sorted window of the best k beats sorting everything for the usual page sizes.
-  const best: number[] = []
-  for (const v of values) {
-    if (best.length === k && v <= best[k - 1]) continue
-    let i = best.length === k ? k - 1 : best.length
-    while (i > 0 && best[i - 1] < v) {
-      best[i] = best[i - 1]
-      i--
-    }
-    best[i] = v
-  }
-  return best[k - 1]
-}
-
-/** The matches with relevance at least `min`, as [rowid, relevance] pairs. */
-function pairs(m: Matches, min = -Infinity): [number, number][] {
-  const out: [number, number][] = []
-  for (let i = 0; i < m.rowids.length; i++) if (m.rels[i] >= min) out.push([m.rowids[i], m.rels[i]])
-  return out
-}
-
 /** The relevance part of a blended score, computed as the SQL computes it. */
 const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
 
@@ -218,7 +77,12 @@ const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + 
  * those are sent to D1 for visibility, popularity and ordering. The page stands when it reaches rank
  * k and its last score is at least the k-th relevance part (nothing left out can beat it).
  */
-function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number) {
+interface FirstTry {
+  query: Query<RankedPage>
+  stands: (page: RankedPage) => boolean
+}
+
+function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number): FirstTry {
   const k = offset + limit
   if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }), stands: () => true }
   const kth = kthLargest(m.rels, k)
@@ -234,9 +98,16 @@ function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilt
 }
 
 /** The exact page; when the first try does not stand (say the best matches are hidden from the caller), every match is ranked. */
-async function exactPage(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number, tried?: RankedPage) {
-  const first = firstTry(db, base, m, limit, offset)
-  const page = tried ?? (await runQuery(first.query))
+async function exactPage(
+  db: D1Database,
+  base: { viewer: Viewer; filter: VisibilityFilter },
+  m: Matches,
+  limit: number,
+  offset: number,
+  tried?: { first: FirstTry; page: RankedPage },
+) {
+  const first = tried?.first ?? firstTry(db, base, m, limit, offset)
+  const page = tried?.page ?? (await runQuery(first.query))
   if (first.stands(page)) return page.rows
   return (await runQuery(rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }))).rows
 }
@@ -258,14 +129,14 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const phrases = lookupPhrases(indexVersion, terms)
   let matches = sumLists(knownLists(phrases))
   const missing = missingQuery(db, phrases)
-  let tried: RankedPage | undefined
+  let tried: { first: FirstTry; page: RankedPage } | undefined
   if (missing) {
     // Speculate that the phrases the cache lacks match nothing (unknown words, numbers, typos are
     // common) and rank in the same round trip; when one does match, rank again with it.
-    const attempt = matches.rowids.length >= FUZZY_THRESHOLD ? firstTry(db, base, matches, s.limit, offset).query : null
-    const [fetched, page] = attempt ? await runQueries(db, missing, attempt) : [await runQuery(missing), undefined]
+    const first = matches.rowids.length >= FUZZY_THRESHOLD ? firstTry(db, base, matches, s.limit, offset) : null
+    const [fetched, page] = first ? await runQueries(db, missing, first.query) : [await runQuery(missing), undefined]
     if (absorb(phrases, fetched)) matches = sumLists(knownLists(phrases))
-    else tried = page
+    else if (first && page) tried = { first, page }
   }
   const matched = matches.rowids.length
   const fuzzy = trigramMatch(terms)
