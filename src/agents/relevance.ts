@@ -2,7 +2,7 @@
  * Relevance of the agents a word query matches, from per-phrase lists that FTS5 scores once and the
  * Worker keeps until agent text changes.
  */
-import { phraseListsQuery, type FetchedLists, type PhraseList, type Query } from '../db/agents'
+import { phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query } from '../db/agents'
 import { phrase } from './query'
 
 /**
@@ -88,17 +88,19 @@ export function absorb(q: QueryPhrases, fetched: FetchedLists): boolean {
   return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0
 }
 
-/** Relevance lists of the query's phrases in order, phrases not known (yet) or matching nothing left out. */
-export function knownLists(q: QueryPhrases): PhraseList[] {
-  const ordered = q.exprs.map((e) => q.lists.get(e))
-  if (q.prefixList && q.lists.get(q.exprs[q.exprs.length - 1])?.rowids.length === 0) ordered.push(q.prefixList)
-  return ordered.filter((l): l is PhraseList => l !== undefined && l.rowids.length > 0)
+/** The query's phrases in order with their relevance lists, phrases not known (yet) or matching nothing left out. */
+export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[] {
+  const ordered = q.exprs.map((expr) => ({ expr, list: q.lists.get(expr) }))
+  if (q.prefix && q.prefixList && q.lists.get(q.exprs[q.exprs.length - 1])?.rowids.length === 0) ordered.push({ expr: q.prefix, list: q.prefixList })
+  return ordered.filter((p): p is { expr: string; list: PhraseList } => p.list !== undefined && p.list.rowids.length > 0)
 }
 
 /** Every agent the OR query matches, by rowid ascending, with its bm25 relevance. */
 export interface Matches {
   rowids: Float64Array
   rels: Float64Array
+  /** The FTS5 OR expression of the phrases, whose bm25 gives the same relevance. */
+  match: string
 }
 
 /**
@@ -106,7 +108,8 @@ export interface Matches {
  * order as FTS5 adds them, so the values are the ones FTS5 itself would give. The lists are sorted by
  * rowid, so one merge pass does it.
  */
-export function sumLists(lists: PhraseList[]): Matches {
+export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches {
+  const lists = phrases.map((p) => p.list)
   const size = lists.reduce((n, l) => n + l.rowids.length, 0)
   const rowids = new Float64Array(size)
   const rels = new Float64Array(size)
@@ -123,7 +126,7 @@ export function sumLists(lists: PhraseList[]): Matches {
     rowids[n] = next
     rels[n++] = sum
   }
-  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n) }
+  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n), match: phrases.map((p) => p.expr).join(' OR ') }
 }
 
 /** The k-th largest value (k >= 1, at most values.length). */
@@ -143,9 +146,15 @@ export function kthLargest(values: Float64Array, k: number): number {
   return best[k - 1]
 }
 
-/** The matches with relevance at least `min`, as [rowid, relevance] pairs. */
-export function pairs(m: Matches, min = -Infinity): [number, number][] {
+/** Above this many, candidates are ranked from the FTS5 expression rather than sent (D1 caps a bound value at 2 MB). */
+const MAX_SENT = 20_000
+
+/** The matches with relevance at least `min`, as pairs when there are few enough to send. */
+export function candidatesOf(m: Matches, min = -Infinity): Candidates {
+  let count = 0
+  for (let i = 0; i < m.rels.length; i++) if (m.rels[i] >= min) count++
+  if (count > MAX_SENT) return { match: m.match, minRel: min === -Infinity ? 0 : min }
   const out: [number, number][] = []
   for (let i = 0; i < m.rowids.length; i++) if (m.rels[i] >= min) out.push([m.rowids[i], m.rels[i]])
-  return out
+  return { pairs: out }
 }

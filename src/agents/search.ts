@@ -13,7 +13,7 @@ import {
   type VisibilityFilter,
 } from '../db/agents'
 import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
-import { absorb, knownLists, kthLargest, lookupPhrases, missingQuery, pairs, sumLists, type Matches } from './relevance'
+import { absorb, candidatesOf, knownLists, kthLargest, lookupPhrases, missingQuery, sumLists, type Matches } from './relevance'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
@@ -84,12 +84,12 @@ interface FirstTry {
 
 function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number): FirstTry {
   const k = offset + limit
-  if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }), stands: () => true }
+  if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
   const kth = kthLargest(m.rels, k)
   const y = relevancePart(kth) / (1 - POPULARITY_WEIGHT) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
   const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
   return {
-    query: rankCandidatesQuery(db, { ...base, candidates: pairs(m, cutoff), limit, offset }),
+    query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, cutoff), limit, offset }),
     stands: (page: RankedPage) => {
       const last = page.rows[page.rows.length - 1]
       return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
@@ -109,7 +109,7 @@ async function exactPage(
   const first = tried?.first ?? firstTry(db, base, m, limit, offset)
   const page = tried?.page ?? (await runQuery(first.query))
   if (first.stands(page)) return page.rows
-  return (await runQuery(rankCandidatesQuery(db, { ...base, candidates: pairs(m), limit, offset }))).rows
+  return (await runQuery(rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }))).rows
 }
 
 /**
@@ -141,7 +141,7 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const matched = matches.rowids.length
   const fuzzy = trigramMatch(terms)
   if (!fuzzy || matched >= FUZZY_THRESHOLD) return matched > 0 ? exactPage(db, base, matches, s.limit, offset, tried) : []
-  const exact = matched > 0 ? (await runQuery(rankCandidatesQuery(db, { ...base, candidates: pairs(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
+  const exact = matched > 0 ? (await runQuery(rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
   const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
   const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)

@@ -225,6 +225,12 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
   }
 }
 
+/**
+ * Agents to rank: [rowid, relevance] pairs, or (when there are too many to send) the FTS5 OR
+ * expression whose bm25 gives the same relevance, with a floor.
+ */
+export type Candidates = { pairs: [number, number][] } | { match: string; minRel: number }
+
 export interface RankedPage {
   rows: (ScoredAgent & { raw: number })[]
   /** Visible candidates in all (the page is a slice of them). */
@@ -238,12 +244,21 @@ export interface RankedPage {
  */
 export function rankCandidatesQuery(
   db: D1Database,
-  q: { viewer: Viewer; filter: VisibilityFilter; candidates: [number, number][]; limit: number; offset: number },
+  q: { viewer: Viewer; filter: VisibilityFilter; candidates: Candidates; limit: number; offset: number },
 ): Query<RankedPage> {
   const vis = visibilityClause(q.filter, q.viewer)
+  const c = q.candidates
+  const source =
+    'pairs' in c
+      ? { sql: `c AS MATERIALIZED (SELECT j.value ->> 0 AS rid, j.value ->> 1 AS rel FROM json_each(?) j)`, binds: [JSON.stringify(c.pairs)] }
+      : {
+          sql: `s AS MATERIALIZED (SELECT rowid AS rid, -bm25(agents_fts, ${WORD_WEIGHTS}) AS rel FROM agents_fts WHERE agents_fts MATCH ?),
+                c AS MATERIALIZED (SELECT rid, rel FROM s WHERE rel >= ?)`,
+          binds: [c.match, c.minRel],
+        }
   const statement = db
     .prepare(
-      `WITH c AS MATERIALIZED (SELECT j.value ->> 0 AS rid, j.value ->> 1 AS rel FROM json_each(?) j),
+      `WITH ${source.sql},
        page AS MATERIALIZED (
          SELECT c.rid, ${1 - POPULARITY_WEIGHT} * c.rel / (c.rel + ${SCORE_K}) + ${POPULARITY_WEIGHT} * ${popularity} AS raw,
                 a.executions AS executions, count(*) OVER () AS ranked
@@ -253,7 +268,7 @@ export function rankCandidatesQuery(
        SELECT ${COLUMNS}, page.raw, page.ranked FROM page JOIN agents a ON a.rowid = page.rid
         ORDER BY page.raw DESC, page.executions DESC, page.rid`,
     )
-    .bind(JSON.stringify(q.candidates), ...vis.binds, q.limit, q.offset)
+    .bind(...source.binds, ...vis.binds, q.limit, q.offset)
   return {
     statement,
     read: ({ results }) => {
