@@ -95,7 +95,7 @@ export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[
   return ordered.filter((p): p is { expr: string; list: PhraseList } => p.list !== undefined && p.list.rowids.length > 0)
 }
 
-/** Every agent the OR query matches, by rowid ascending, with its bm25 relevance. */
+/** Every agent the OR query matches, with its bm25 relevance. */
 export interface Matches {
   rowids: Float64Array
   rels: Float64Array
@@ -104,13 +104,53 @@ export interface Matches {
 }
 
 /**
+ * Scratch space indexed by rowid for adding up lists, kept between queries; catalogs whose rowids run
+ * past DENSE_ROWIDS are merged by rowid instead (slower, no memory to speak of).
+ */
+const DENSE_ROWIDS = 4_000_000
+let acc = new Float64Array(0)
+let seen = new Uint8Array(0)
+
+/**
  * bm25 of the OR query for every matching agent: the sum of its phrases' relevance, added in phrase
- * order as FTS5 adds them, so the values are the ones FTS5 itself would give. The lists are sorted by
- * rowid, so one merge pass does it.
+ * order as FTS5 adds them, so the values are the ones FTS5 itself would give.
  */
 export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches {
+  const match = phrases.map((p) => p.expr).join(' OR ')
   const lists = phrases.map((p) => p.list)
-  const size = lists.reduce((n, l) => n + l.rowids.length, 0)
+  let max = 0
+  let size = 0
+  for (const l of lists) {
+    size += l.rowids.length
+    max = Math.max(max, l.rowids[l.rowids.length - 1] ?? 0)
+  }
+  if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match }
+  if (acc.length <= max) {
+    acc = new Float64Array(max + 1)
+    seen = new Uint8Array(max + 1)
+  }
+  const rowids = new Float64Array(size)
+  let n = 0
+  for (const { rowids: ids, rels } of lists) {
+    for (let i = 0; i < ids.length; i++) {
+      const r = ids[i]
+      if (seen[r] === 0) {
+        seen[r] = 1
+        rowids[n++] = r
+        acc[r] = rels[i]
+      } else acc[r] += rels[i]
+    }
+  }
+  const rels = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    rels[i] = acc[rowids[i]]
+    seen[rowids[i]] = 0
+  }
+  return { rowids: rowids.subarray(0, n), rels, match }
+}
+
+/** The same sum by merging the rowid-sorted lists. */
+function mergeLists(lists: PhraseList[], size: number): { rowids: Float64Array; rels: Float64Array } {
   const rowids = new Float64Array(size)
   const rels = new Float64Array(size)
   const at = lists.map(() => 0)
@@ -126,7 +166,7 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
     rowids[n] = next
     rels[n++] = sum
   }
-  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n), match: phrases.map((p) => p.expr).join(' OR ') }
+  return { rowids: rowids.subarray(0, n), rels: rels.subarray(0, n) }
 }
 
 /** The k-th largest value (k >= 1, at most values.length). */
@@ -134,7 +174,8 @@ export function kthLargest(values: Float64Array, k: number): number {
   if (k > 64) return Float64Array.from(values).sort()[values.length - k]
   // A small sorted window of the best k beats sorting everything for the usual page sizes.
   const best: number[] = []
-  for (const v of values) {
+  for (let j = 0; j < values.length; j++) {
+    const v = values[j]
     if (best.length === k && v <= best[k - 1]) continue
     let i = best.length === k ? k - 1 : best.length
     while (i > 0 && best[i - 1] < v) {
