@@ -139,8 +139,8 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
     else if (first && page) tried = { first, page }
   }
   const matched = matches.rowids.length
-  const fuzzy = trigramMatch(terms)
-  if (!fuzzy || matched >= FUZZY_THRESHOLD) return matched > 0 ? exactPage(db, base, matches, s.limit, offset, tried) : []
+  const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)
+  if (!fuzzy) return matched > 0 ? exactPage(db, base, matches, s.limit, offset, tried) : []
   const exact = matched > 0 ? (await runQuery(rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
   const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
   const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
