@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { extractHtml, extractHtmlText, htmlExtractor, type HtmlFacts } from '../../src/providers/web/html'

@@ -86,7 +86,7 @@ export function isQuestion(text: string): boolean {
 }
 
 /** The crawlable-anchors verdict of Lighthouse for one anchor, from its attributes alone. */
-function anchorProblem(el: TagElement, href: string | null, pageUrl: string): string | null {
+function anchorProblem(el: TagElement, href: string | null, isUrl: (href: string) => boolean): string | null {
   if (el.hasAttribute('role')) return null
   if (href !== null && href.trim().toLowerCase().startsWith('mailto:')) return null
   if ((href === null || href === '') && el.hasAttribute('id')) return null
@@ -98,11 +98,7 @@ function anchorProblem(el: TagElement, href: string | null, pageUrl: string): st
   }
   if (href === '') return 'empty href'
   if (/javascript:void(\(|)0(\)|)/.test(href)) return 'javascript:void(0) href'
-  try {
-    new URL(href, pageUrl)
-  } catch {
-    return 'href is not a valid URL'
-  }
+  if (!isUrl(href)) return 'href is not a valid URL'
   return null
 }
 
@@ -207,12 +203,20 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     if (!has(tag)) return
     while (stack.length && pop()!.tag !== tag);
   }
+  // An anchor's href is resolved for its check and again for its link: parse each string once.
+  const parsed = new Map<string, URL | null>()
+  /** `raw` resolved against the page; shared between callers, so never modified. */
   const resolve = (raw: string): URL | null => {
-    try {
-      return new URL(raw, base)
-    } catch {
-      return null
+    let u = parsed.get(raw)
+    if (u === undefined) {
+      try {
+        u = new URL(raw, base)
+      } catch {
+        u = null
+      }
+      parsed.set(raw, u)
     }
+    return u
   }
   const mixed = (raw: string | null) => {
     if (!https || !raw) return
@@ -241,8 +245,9 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     if (lower.startsWith('javascript:') || lower.startsWith('mailto:') || lower.startsWith('tel:')) return
     const target = resolve(a.href.trim())
     if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:')) return
-    target.hash = ''
-    const abs = target.toString()
+    // Without the fragment: the first "#" of a serialized URL starts it.
+    const hashAt = target.href.indexOf('#')
+    const abs = hashAt < 0 ? target.href : target.href.slice(0, hashAt)
     const samePage = abs === pageUrl.split('#')[0]
     if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
     if (samePage) return
@@ -304,7 +309,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
           endAnchor()
           const raw = el.getAttribute('href')
           const href = raw === null ? null : decodeEntities(raw)
-          const problem = anchorProblem(el, href, pageUrl)
+          const problem = anchorProblem(el, href, (h) => resolve(h) !== null)
           const bad = problem && facts.badAnchors.length < 50 ? { href, text: '', reason: problem } : null
           if (bad) facts.badAnchors.push(bad)
           const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/)
