@@ -27,7 +27,7 @@
 /** The part of HTMLRewriter's `Element` the audit extractor reads. */
 export interface TagElement {
   readonly tagName: string
-  readonly attributes: Iterable<[string, string]>
+  readonly attributes: Iterable<string[]>
   getAttribute(name: string): string | null
   hasAttribute(name: string): boolean
   /** Runs `handler` when the element's end tag is seen; throws for elements that have none (void, self-closing foreign). */
