@@ -130,6 +130,18 @@ describe('HTML tokenizer', () => {
     )
   })
 
+  // A search per comment or per escaped script for a marker the page lacks would take minutes here
+  // (the clock does not move inside a Worker, so the test's timeout is the guard).
+  it('stays linear on pages full of comments and escaped scripts with no closing marker', () => {
+    const pages = ['<!--x-->'.repeat(100_000), '<script><!--<a></script>'.repeat(40_000), `<svg>${'<![CDATA[x]]>'.repeat(50_000)}</svg>`]
+    const elements = pages.map((html) => {
+      let n = 0
+      tokenizeHtml(html, { element: () => void n++, text: () => undefined })
+      return n
+    })
+    expect(elements).toEqual([0, 40_000, 1])
+  })
+
   it('decodes the body with the charset of Content-Type, as HTMLRewriter does', async () => {
     const latin1 = new Uint8Array([0x3c, 0x70, 0x3e, 0x63, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x73])
     for (const type of ['text/html; charset=iso-8859-1', 'text/html;charset="latin1"', 'text/html', 'text/html; charset=', 'TEXT/HTML; CHARSET=windows-1252']) {

@@ -151,6 +151,18 @@ function readTag(html: string, from: number): RawTag | null {
   }
 }
 
+/**
+ * `html.indexOf(needle, from)` for searches whose `from` never decreases: the last hit is kept, so a
+ * needle that is far away or absent is scanned for once per document, not once per search.
+ */
+function finder(html: string, needle: string): (from: number) => number {
+  let at = -2
+  return (from) => {
+    if (at !== -1 && at < from) at = html.indexOf(needle, from)
+    return at
+  }
+}
+
 /** Index just past the `>` that ends a bogus comment or doctype starting at `from`; -1 at end of input. */
 function skipTo(html: string, from: number, needle: string): number {
   const at = html.indexOf(needle, from)
@@ -167,14 +179,14 @@ function closesRaw(html: string, at: number, name: string): boolean {
 }
 
 /** End of script data starting at `from`: the index of its closing `</script`, or the input length. */
-function scriptEnd(html: string, from: number): number {
+function scriptEnd(html: string, from: number, commentEnd: (from: number) => number): number {
   const len = html.length
   let escaped = false
   let doubleEscaped = false
   let p = from
   while (p < len) {
     const lt = html.indexOf('<', p)
-    const dashes = escaped ? html.indexOf('-->', p) : -1
+    const dashes = escaped ? commentEnd(p) : -1
     if (dashes >= 0 && (lt < 0 || dashes < lt)) {
       escaped = false
       doubleEscaped = false
@@ -222,6 +234,8 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
   // Namespaces entered (foreign content, or HTML inside an integration point); empty = HTML.
   const nsStack: { ns: Ns; by: string }[] = []
   const ns = () => (nsStack.length ? nsStack[nsStack.length - 1].ns : Ns.Html)
+  const commentEnd = finder(html, '-->')
+  const bangCommentEnd = finder(html, '--!>')
   let p = 0
 
   const text = (from: number, to: number) => {
@@ -287,7 +301,7 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
       return
     }
     if (name === 'script') {
-      const end = scriptEnd(html, p)
+      const end = scriptEnd(html, p, commentEnd)
       text(p, end)
       p = end
       return
@@ -367,8 +381,8 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
           p = body + 2
           continue
         }
-        const a = html.indexOf('-->', body)
-        const b = html.indexOf('--!>', body)
+        const a = commentEnd(body)
+        const b = bangCommentEnd(body)
         if (a < 0 && b < 0) return
         p = a >= 0 && (b < 0 || a < b) ? a + 3 : b + 4
         continue
