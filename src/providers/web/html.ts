@@ -411,7 +411,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     }
     // A chunk that ends its text node ends a word. Only the empty chunk HTMLRewriter sends after a
     // text node carries that flag, and it is skipped above, so adjacent text nodes run together
-    // ("<li>a</li><li>b</li>" reads as one word), a reading the stored audits rely on.
+    // ("<li>a</li><li>b</li>" reads as one word); kept as it was, so audits do not change.
     pendingWordText += last ? `${text} ` : text
     if (last && mainLength < MAX_TEXT) mainText.push(' ')
     if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
