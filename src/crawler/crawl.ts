@@ -4,7 +4,7 @@ import type { GuardedFetch } from '../providers/web/fetch'
 import { parseRobots, robotsAllows } from '../providers/web/robots'
 import { fetchPage, type PageRecord } from './fetch-page'
 import type { SiteInfo } from './site'
-import { inScope, looksNonHtml, normalizeUrl } from './scope'
+import { crawlable, normalizeUrl } from './scope'
 
 /** Crawl limits from settings (CRAWL_CONCURRENCY, CRAWL_PAGES_PER_MESSAGE). */
 export interface CrawlLimits {
@@ -30,6 +30,9 @@ export function crawlLimits(env: Env, maxPages: number): CrawlLimits {
   }
 }
 
+/** Least time between two progress writes of a crawl: each is a D1 write, and the runs API needs no finer grain. */
+export const PROGRESS_INTERVAL_MS = 1000
+
 /** Puts the seeds in the frontier (a retried setup adds nothing twice). */
 export async function seedFrontier(db: D1Database, runId: string, site: SiteInfo): Promise<void> {
   await enqueueUrls(
@@ -44,7 +47,7 @@ export async function seedFrontier(db: D1Database, runId: string, site: SiteInfo
 function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): FrontierEntry[] {
   const out: FrontierEntry[] = []
   const push = (url: string | null, depth: number, source: FrontierEntry['source']) => {
-    if (url && url !== entry.url && inScope(site.scope, url) && !looksNonHtml(url)) out.push({ url, depth, source })
+    if (url && url !== entry.url && crawlable(site.scope, url)) out.push({ url, depth, source })
   }
   if (rec.kind === 'redirect') push(rec.location, entry.depth, 'redirect')
   const html = rec.html
@@ -58,7 +61,8 @@ function discovered(site: SiteInfo, entry: FrontierEntry, rec: PageRecord): Fron
 /**
  * Fetches frontier pages for one Queue message with `concurrency` fetches always in flight (no
  * batch barrier): workers take pending URLs (shallowest first) from a buffer refilled from D1, and
- * finished pages are written with the URLs they led to in one D1 transaction every few pages. Ends
+ * finished pages are written with the URLs they led to in one D1 transaction every few pages
+ * (progress at most every PROGRESS_INTERVAL_MS, and when the message's share ends). Ends
  * 'done' at the page cap or an empty frontier, 'more' when this message's page or time budget is
  * spent. A crashed consumer loses only the unwritten pages, which the next delivery fetches again.
  */
@@ -99,12 +103,21 @@ export async function crawlSome(
   const budgetSpent = () => taken.size >= limits.pagesPerMessage || Date.now() - started > limits.messageBudgetMs
   const capReached = () => counts.fetched + fetchesStarted >= limits.maxPages
 
-  /** Writes finished pages and their discoveries (serialized, so writes never interleave). */
-  const flush = () => {
+  let progressAt = 0
+  let progressOwed = false
+  const reportProgress = async (last: boolean) => {
+    if (!progressOwed || (!last && Date.now() - progressAt < PROGRESS_INTERVAL_MS)) return
+    progressAt = Date.now()
+    progressOwed = false
+    await onProgress({ fetched: counts.fetched + fetchesStarted, pending: lastPending })
+  }
+
+  /** Writes finished pages and their discoveries (serialized, so writes never interleave); `last` always records progress. */
+  const flush = (last = false) => {
     const batch = unwritten
     unwritten = []
     chain = chain.then(async () => {
-      if (!batch.length) return
+      if (!batch.length) return reportProgress(last)
       const rows: CrawlResult[] = batch.map(({ entry, rec }) =>
         rec
           ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
@@ -125,7 +138,8 @@ export async function crawlSome(
       frontierTotal += found.length
       lastPending = Math.max(0, lastPending - batch.length) + found.length
       exhausted = false
-      await onProgress({ fetched: counts.fetched + fetchesStarted, pending: lastPending })
+      progressOwed = true
+      await reportProgress(last)
     })
     chain = chain.catch((err) => {
       failure ??= err
@@ -188,7 +202,7 @@ export async function crawlSome(
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))
-  await flush()
+  await flush(true)
   if (failure) throw failure
   const after = await frontierCounts(db, runId)
   if (after.fetched >= limits.maxPages || after.pending === 0) return 'done'

@@ -70,6 +70,19 @@ export function inScope(scope: Scope, url: string): boolean {
   return scope.prefixes.some((p) => underPrefix(path, p))
 }
 
+/** Whether a URL is one the crawl should fetch: in scope and not a file by its extension (`inScope` and not `looksNonHtml`, with one parse). */
+export function crawlable(scope: Scope, url: string): boolean {
+  let u: URL
+  try {
+    u = new URL(url)
+  } catch {
+    return false
+  }
+  if (siteOf(u.hostname) !== scope.site) return false
+  if (scope.prefixes.length && !scope.prefixes.some((p) => underPrefix(u.pathname, p))) return false
+  return !NON_HTML_EXT.test(u.pathname)
+}
+
 /**
  * The blog sections of a site from the URLs it shows: a first path segment named like a blog
  * ("/blog", "/news", "/articles" ...), the sections that post sitemaps ("post-sitemap.xml",

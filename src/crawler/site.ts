@@ -3,7 +3,7 @@ import type { GuardedFetch } from '../providers/web/fetch'
 import { CRAWLER_TOKEN, describeRobots, parseRobots, robotsAllows, type RobotsInfo } from '../providers/web/robots'
 import { gunzip, isGzip, parseFeedLinks, parseSitemap } from '../providers/web/sitemap'
 import { fetchPage } from './fetch-page'
-import { blogPrefixes, inScope, looksNonHtml, normalizeUrl, sameSite, siteOf, type AuditScope, type Scope } from './scope'
+import { blogPrefixes, crawlable, normalizeUrl, sameSite, siteOf, type AuditScope, type Scope } from './scope'
 
 /** Site-level facts gathered before the crawl: robots.txt, sitemaps, llms.txt, scope and seeds. */
 export interface SiteInfo {
@@ -140,7 +140,7 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
   const parsedRobots = parseRobots(robotsUrl, robots.text)
   const seeds: string[] = []
   const add = (url: string) => {
-    if (!seeds.includes(url) && inScope(scope, url) && !looksNonHtml(url)) seeds.push(url)
+    if (!seeds.includes(url) && crawlable(scope, url)) seeds.push(url)
   }
   add(startUrl)
   for (const p of scope.prefixes) add(`${origin}${p}`)

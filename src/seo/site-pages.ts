@@ -1,5 +1,5 @@
 import { fetchPage } from '../crawler/fetch-page'
-import { inScope, looksNonHtml, normalizeUrl } from '../crawler/scope'
+import { crawlable, normalizeUrl } from '../crawler/scope'
 import { discoverSite } from '../crawler/site'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { parseRobots, robotsAllows } from '../providers/web/robots'
@@ -42,7 +42,7 @@ export async function crawlSitePages(fetcher: GuardedFetch, websiteUrl: string, 
   const queue: string[] = []
   const seen = new Set<string>()
   const enqueue = (url: string | null) => {
-    if (!url || seen.has(url) || !inScope(site.scope, url) || looksNonHtml(url) || !robotsAllows(robots, url)) return
+    if (!url || seen.has(url) || !crawlable(site.scope, url) || !robotsAllows(robots, url)) return
     seen.add(url)
     queue.push(url)
   }

@@ -3,7 +3,7 @@ import { isValidHreflang } from '../../src/audit/langs'
 import { parseXRobotsTag } from '../../src/audit/page-checks'
 import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fetch-page'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
-import { blogPrefixes, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
+import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
 import { describeRobots } from '../../src/providers/web/robots'
 import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
 
@@ -44,6 +44,11 @@ describe('scope', () => {
     expect(normalizeUrl('mailto:x@a.test')).toBeNull()
     expect(looksNonHtml('https://a.test/file.PDF')).toBe(true)
     expect(looksNonHtml('https://a.test/page.html')).toBe(false)
+  })
+  it('calls a URL crawlable exactly when it is in scope and not a file', () => {
+    const urls = ['https://www.a.test/docs/intro', 'http://a.test/docs', 'https://a.test/docsx', 'https://b.test/docs/x', 'https://a.test/docs/guide.pdf', 'not a url', 'https://a.test/docs/x.html']
+    for (const url of urls) expect(crawlable(scope, url), url).toBe(inScope(scope, url) && !looksNonHtml(url))
+    expect(crawlable({ ...scope, prefixes: [] }, 'https://a.test/any')).toBe(true)
   })
   it('finds blog sections from URL names, post sitemaps and feeds', () => {
     expect(blogPrefixes(['https://a.test/blog/x', 'https://a.test/shop/y'], [], [], 'a.test')).toEqual({ prefixes: ['/blog'], reason: '/blog (blog-like URL section)' })

@@ -102,6 +102,22 @@ describe('crawl frontier in D1', () => {
   })
 })
 
+describe('progress', () => {
+  it('records progress at most once a second, and always when a message ends', async () => {
+    const runId = await newRun()
+    const log: string[] = []
+    const site = await discoverSite(recordingFetch(log), ORIGIN, 'full_site', undefined, 100)
+    await seedFrontier(env.DB, runId, site)
+    const updates: { fetched: number; pending: number }[] = []
+    const started = Date.now()
+    expect(await crawlSome(env.DB, recordingFetch(log), runId, site, limits, async (p) => void updates.push(p))).toBe('done')
+    const seconds = (Date.now() - started) / 1000
+    expect(updates.length).toBeGreaterThanOrEqual(1)
+    expect(updates.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1)
+    expect(updates[updates.length - 1].fetched).toBe((await frontierCounts(env.DB, runId)).fetched)
+  })
+})
+
 describe('politeness', () => {
   it('fetches one page at a time when robots.txt sets a Crawl-delay', async () => {
     const runId = await newRun()

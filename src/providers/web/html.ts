@@ -1,5 +1,6 @@
 import { isNonDescriptive } from '../../audit/link-text'
 import { countWords, decodeEntities, squash, termCounts, topEntries } from '../../audit/text'
+import { tokenizeHtml, type TagElement } from './html-tokenizer'
 
 /** A link from a page: absolute target without fragment, with its text. */
 export interface PageLink {
@@ -58,11 +59,11 @@ const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'div', 'd
 /** Elements whose end matters (collected text, ignored or boilerplate regions): they get a stack frame and an end-tag hook. */
 const TRACKED = new Set(['title', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'p', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'aside', 'head', 'body'])
 /** Every element the extractor looks at. */
-const HANDLED = [
+const HANDLED = new Set([
   ...TRACKED,
   ...CLOSES_P,
   ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main'],
-].filter((t, i, all) => all.indexOf(t) === i)
+])
 const QUESTION_START = /^(what|why|how|when|where|who|whom|which|can|could|does|do|did|is|are|should|will|would|was|were|quel|quelle|comment|pourquoi|qué|que|cómo|como|por qué|wie|was|warum|wann|wo)\b/i
 const MAX_TEXT = 200_000
 const MAX_LINKS = 300
@@ -85,7 +86,7 @@ export function isQuestion(text: string): boolean {
 }
 
 /** The crawlable-anchors verdict of Lighthouse for one anchor, from its attributes alone. */
-function anchorProblem(el: Element, href: string | null, pageUrl: string): string | null {
+function anchorProblem(el: TagElement, href: string | null, isUrl: (href: string) => boolean): string | null {
   if (el.hasAttribute('role')) return null
   if (href !== null && href.trim().toLowerCase().startsWith('mailto:')) return null
   if ((href === null || href === '') && el.hasAttribute('id')) return null
@@ -97,11 +98,7 @@ function anchorProblem(el: Element, href: string | null, pageUrl: string): strin
   }
   if (href === '') return 'empty href'
   if (/javascript:void(\(|)0(\)|)/.test(href)) return 'javascript:void(0) href'
-  try {
-    new URL(href, pageUrl)
-  } catch {
-    return 'href is not a valid URL'
-  }
+  if (!isUrl(href)) return 'href is not a valid URL'
   return null
 }
 
@@ -120,11 +117,20 @@ function jsonLdTypes(value: unknown, out: HtmlFacts['jsonLd']): void {
   for (const [k, v] of Object.entries(obj)) if (k !== '@context' && v && typeof v === 'object') jsonLdTypes(v, out)
 }
 
+/** Receives a document's start tags and text in order, then gives its facts. */
+export interface HtmlExtractor {
+  /** Every start tag of the document. */
+  element(el: TagElement): void
+  /** A raw text chunk (character references not decoded); `last` when it ends its text node. */
+  text(raw: string, last: boolean): void
+  finish(): HtmlFacts
+}
+
 /**
- * Extracts the audit facts of an HTML response in one HTMLRewriter pass (no DOM is built).
- * `pageUrl` is the URL the page was served from, for resolving relative links.
+ * The audit's reading of one HTML document, fed by a tokenizer (no DOM is built). `pageUrl` is the
+ * URL the page was served from, for resolving relative links.
  */
-export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlFacts> {
+export function htmlExtractor(pageUrl: string): HtmlExtractor {
   const base = new URL(pageUrl)
   const facts: HtmlFacts = {
     lang: null,
@@ -197,12 +203,20 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (!has(tag)) return
     while (stack.length && pop()!.tag !== tag);
   }
+  // An anchor's href is resolved for its check and again for its link: parse each string once.
+  const parsed = new Map<string, URL | null>()
+  /** `raw` resolved against the page; shared between callers, so never modified. */
   const resolve = (raw: string): URL | null => {
-    try {
-      return new URL(raw, base)
-    } catch {
-      return null
+    let u = parsed.get(raw)
+    if (u === undefined) {
+      try {
+        u = new URL(raw, base)
+      } catch {
+        u = null
+      }
+      parsed.set(raw, u)
     }
+    return u
   }
   const mixed = (raw: string | null) => {
     if (!https || !raw) return
@@ -231,8 +245,9 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (lower.startsWith('javascript:') || lower.startsWith('mailto:') || lower.startsWith('tel:')) return
     const target = resolve(a.href.trim())
     if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:')) return
-    target.hash = ''
-    const abs = target.toString()
+    // Without the fragment: the first "#" of a serialized URL starts it.
+    const hashAt = target.href.indexOf('#')
+    const abs = hashAt < 0 ? target.href : target.href.slice(0, hashAt)
     const samePage = abs === pageUrl.split('#')[0]
     if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
     if (samePage) return
@@ -248,7 +263,7 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
   }
 
   const onElement = {
-    element(el: Element) {
+    element(el: TagElement) {
       const tag = el.tagName.toLowerCase()
       if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
       if (CLOSES_P.has(tag) && has('p')) {
@@ -294,7 +309,7 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
           endAnchor()
           const raw = el.getAttribute('href')
           const href = raw === null ? null : decodeEntities(raw)
-          const problem = anchorProblem(el, href, pageUrl)
+          const problem = anchorProblem(el, href, (h) => resolve(h) !== null)
           const bad = problem && facts.badAnchors.length < 50 ? { href, text: '', reason: problem } : null
           if (bad) facts.badAnchors.push(bad)
           const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/)
@@ -348,72 +363,62 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
       }
     },
   }
-  // Handlers only on the elements the audit reads: every JS callback and end-tag hook costs time.
-  let rewriter = new HTMLRewriter()
-  for (const tag of HANDLED) rewriter = rewriter.on(tag, onElement)
-  rewriter = rewriter
-    .on('[lang]', {
-      // Runs after the handler of the same element above, whose frame (if tracked) is on top.
-      element(el) {
-        const tag = el.tagName.toLowerCase()
-        const lang = (el.getAttribute('lang') ?? '').trim()
-        if (tag === 'html') facts.lang = lang
-        if (tag === 'svg' || VOID.has(tag)) return
-        if (TRACKED.has(tag)) {
-          if (stack.length && stack[stack.length - 1].tag === tag) stack[stack.length - 1].lang = lang
-          return
-        }
-        push({ tag, lang })
-        try {
-          el.onEndTag(() => popTo(tag))
-        } catch {
-          pop()
-        }
-      },
-    })
-    .on('[itemprop]', {
-      element(el) {
-        const itemprop = (el.getAttribute('itemprop') ?? '').toLowerCase()
-        if (itemprop === 'author' && !facts.author) facts.author = 'itemprop=author'
-        if (itemprop === 'datepublished') facts.published ??= el.getAttribute('content') ?? el.getAttribute('datetime')
-        if (itemprop === 'datemodified') facts.modified ??= el.getAttribute('content') ?? el.getAttribute('datetime')
-      },
-    })
-    .on('[itemtype]', {
-      element(el) {
-        const name = (el.getAttribute('itemtype') ?? '').trim().split('/').pop() ?? ''
-        if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
-      },
-    })
-    .onDocument({
-      text(chunk) {
-        const raw = chunk.text
-        if (!raw) return
-        if (jsonLd) {
-          jsonLd.push(raw)
-          return
-        }
-        if (ignoreDepth > 0) return
-        const text = decodeEntities(raw)
-        if (title) title.push(text)
-        if (!bodyStarted) return
-        if (heading) heading.parts.push(text)
-        if (anchor) anchor.chunks.push({ text, lang: currentLang() })
-        if (answerParagraph) answerParagraph.push(text)
-        if (boilerplateDepth > 0) return
-        if (mainLength < MAX_TEXT) {
-          mainText.push(text)
-          mainLength += text.length
-        }
-        // Chunks may split words; text nodes end words ("<li>a</li><li>b</li>" is two words).
-        pendingWordText += chunk.lastInTextNode ? `${text} ` : text
-        if (chunk.lastInTextNode && mainLength < MAX_TEXT) mainText.push(' ')
-        if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
-          wordCount += countWords(pendingWordText)
-          pendingWordText = ''
-        }
-      },
-    })
+  // The elements and attributes the audit reads, in the order HTMLRewriter handlers registered for them would run.
+  const onLang = (el: TagElement) => {
+    // Runs after the handler of the same element above, whose frame (if tracked) is on top.
+    const tag = el.tagName.toLowerCase()
+    const lang = (el.getAttribute('lang') ?? '').trim()
+    if (tag === 'html') facts.lang = lang
+    if (tag === 'svg' || VOID.has(tag)) return
+    if (TRACKED.has(tag)) {
+      if (stack.length && stack[stack.length - 1].tag === tag) stack[stack.length - 1].lang = lang
+      return
+    }
+    push({ tag, lang })
+    try {
+      el.onEndTag(() => popTo(tag))
+    } catch {
+      pop()
+    }
+  }
+  const onItemprop = (el: TagElement) => {
+    const itemprop = (el.getAttribute('itemprop') ?? '').toLowerCase()
+    if (itemprop === 'author' && !facts.author) facts.author = 'itemprop=author'
+    if (itemprop === 'datepublished') facts.published ??= el.getAttribute('content') ?? el.getAttribute('datetime')
+    if (itemprop === 'datemodified') facts.modified ??= el.getAttribute('content') ?? el.getAttribute('datetime')
+  }
+  const onItemtype = (el: TagElement) => {
+    const name = (el.getAttribute('itemtype') ?? '').trim().split('/').pop() ?? ''
+    if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
+  }
+  const onText = (raw: string, last: boolean) => {
+    if (!raw) return
+    if (jsonLd) {
+      jsonLd.push(raw)
+      return
+    }
+    if (ignoreDepth > 0) return
+    const text = decodeEntities(raw)
+    if (title) title.push(text)
+    if (!bodyStarted) return
+    if (heading) heading.parts.push(text)
+    if (anchor) anchor.chunks.push({ text, lang: currentLang() })
+    if (answerParagraph) answerParagraph.push(text)
+    if (boilerplateDepth > 0) return
+    if (mainLength < MAX_TEXT) {
+      mainText.push(text)
+      mainLength += text.length
+    }
+    // A chunk that ends its text node ends a word. Only the empty chunk HTMLRewriter sends after a
+    // text node carries that flag, and it is skipped above, so adjacent text nodes run together
+    // ("<li>a</li><li>b</li>" reads as one word); kept as it was, so audits do not change.
+    pendingWordText += last ? `${text} ` : text
+    if (last && mainLength < MAX_TEXT) mainText.push(' ')
+    if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
+      wordCount += countWords(pendingWordText)
+      pendingWordText = ''
+    }
+  }
 
   function closeTitle() {
     if (title) facts.titles.push(squash(title.join('')))
@@ -440,7 +445,7 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (!pendingQuestion) return
     if (countWords(text) >= 5) answerFound()
   }
-  function onMeta(el: Element) {
+  function onMeta(el: TagElement) {
     const name = (el.getAttribute('name') ?? '').trim().toLowerCase()
     const property = (el.getAttribute('property') ?? '').trim().toLowerCase()
     const content = decodeEntities(el.getAttribute('content') ?? '')
@@ -455,7 +460,7 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (property === 'article:modified_time' || property === 'og:updated_time' || name === 'last-modified') facts.modified ??= content
     if (property === 'article:author' && content.trim()) facts.author ??= content.trim()
   }
-  function onLink(el: Element) {
+  function onLink(el: TagElement) {
     const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean)
     const href = el.getAttribute('href')
     if (rel.includes('stylesheet')) mixed(href)
@@ -473,17 +478,72 @@ export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlF
     if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
   }
 
-  // The rewritten copy is not needed, only the callbacks: drain it in one native call.
-  await rewriter.transform(res).arrayBuffer()
-  endHeading()
-  endAnchor()
-  if (pendingQuestion) facts.questions.push(pendingQuestion)
-  if (pendingWordText) wordCount += countWords(pendingWordText)
-  facts.wordCount = wordCount
-  const counts = termCounts(mainText.join(''))
-  facts.terms = topEntries(counts, 40)
-  facts.published ??= facts.jsonLd.datePublished
-  facts.modified ??= facts.jsonLd.dateModified
-  if (!facts.author && facts.jsonLd.author) facts.author = 'JSON-LD author'
-  return facts
+  return {
+    element(el) {
+      const tag = el.tagName.toLowerCase()
+      if (HANDLED.has(tag)) onElement.element(el)
+      if (el.hasAttribute('lang')) onLang(el)
+      if (el.hasAttribute('itemprop')) onItemprop(el)
+      if (el.hasAttribute('itemtype')) onItemtype(el)
+    },
+    text: onText,
+    finish() {
+      endHeading()
+      endAnchor()
+      if (pendingQuestion) facts.questions.push(pendingQuestion)
+      if (pendingWordText) wordCount += countWords(pendingWordText)
+      facts.wordCount = wordCount
+      const counts = termCounts(mainText.join(''))
+      facts.terms = topEntries(counts, 40)
+      facts.published ??= facts.jsonLd.datePublished
+      facts.modified ??= facts.jsonLd.dateModified
+      if (!facts.author && facts.jsonLd.author) facts.author = 'JSON-LD author'
+      return facts
+    },
+  }
+}
+
+
+/** The facts of an HTML document given as text. */
+export function extractHtmlText(html: string, pageUrl: string): HtmlFacts {
+  const extractor = htmlExtractor(pageUrl)
+  tokenizeHtml(html, { element: (el) => extractor.element(el), text: (raw) => extractor.text(raw, false) })
+  return extractor.finish()
+}
+
+/**
+ * The text decoder HTMLRewriter would use for a response: the charset of its Content-Type, else
+ * UTF-8 (a `<meta charset>` is not read). Throws HTMLRewriter's errors for charsets it refuses.
+ */
+function decoderFor(contentType: string | null): TextDecoder {
+  let label = 'utf-8'
+  for (const param of (contentType ?? '').split(';').slice(1)) {
+    const eq = param.indexOf('=')
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue
+    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').trim()
+    if (value) label = value
+    break
+  }
+  let decoder: TextDecoder
+  try {
+    // A byte order mark stays in the text, as HTMLRewriter leaves it.
+    decoder = new TextDecoder(label, { fatal: false, ignoreBOM: true })
+  } catch {
+    throw new TypeError('Parser error: Unknown character encoding has been provided.')
+  }
+  if (decoder.encoding === 'utf-16le' || decoder.encoding === 'utf-16be' || decoder.encoding === 'iso-2022-jp') {
+    throw new TypeError('Parser error: Expected ASCII-compatible encoding.')
+  }
+  return decoder
+}
+
+/**
+ * Extracts the audit facts of an HTML response. The body is read in one native call and tokenized
+ * in JavaScript (see html-tokenizer.ts for why not HTMLRewriter); the size cap of the guarded client
+ * still applies while it is read.
+ */
+export async function extractHtml(res: Response, pageUrl: string): Promise<HtmlFacts> {
+  const decoder = decoderFor(res.headers.get('content-type'))
+  const bytes = await res.arrayBuffer()
+  return extractHtmlText(decoder.decode(bytes), pageUrl)
 }
