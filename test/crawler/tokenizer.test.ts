@@ -142,6 +142,13 @@ describe('HTML tokenizer', () => {
     expect(elements).toEqual([0, 40_000, 1])
   })
 
+  it('stays linear on a deep stack of open elements under end tags that match none of them', () => {
+    let ended = 0
+    const html = `${'<div>'.repeat(100_000)}${'</span>'.repeat(100_000)}<b></b>`
+    tokenizeHtml(html, { element: (el) => el.tagName === 'b' && el.onEndTag(() => void ended++), text: () => undefined })
+    expect(ended).toBe(1)
+  })
+
   it('decodes the body with the charset of Content-Type, as HTMLRewriter does', async () => {
     const latin1 = new Uint8Array([0x3c, 0x70, 0x3e, 0x63, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x73])
     for (const type of ['text/html; charset=iso-8859-1', 'text/html;charset="latin1"', 'text/html', 'text/html; charset=', 'TEXT/HTML; CHARSET=windows-1252']) {

@@ -231,6 +231,9 @@ function scriptEnd(html: string, from: number, commentEnd: (from: number) => num
 export function tokenizeHtml(html: string, sink: HtmlSink): void {
   const len = html.length
   const open: Tag[] = []
+  // Open elements per name: an end tag nothing matches returns at once, so a hostile page of unmatched
+  // end tags over a deep stack costs linear time, not quadratic.
+  const openByName = new Map<string, number>()
   // Namespaces entered (foreign content, or HTML inside an integration point); empty = HTML.
   const nsStack: { ns: Ns; by: string }[] = []
   const ns = () => (nsStack.length ? nsStack[nsStack.length - 1].ns : Ns.Html)
@@ -246,9 +249,11 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
     const top = nsStack[nsStack.length - 1]
     // </p> and </br> leave foreign content like a breakout start tag does.
     if (top && (top.by === name || (top.ns !== Ns.Html && (name === 'p' || name === 'br')))) nsStack.pop()
+    if (!openByName.get(name)) return
     for (let i = open.length - 1; i >= 0; i--) {
       if (open[i].tagName !== name) continue
       const closed = open.splice(i)
+      for (const c of closed) openByName.set(c.tagName, openByName.get(c.tagName)! - 1)
       for (let k = closed.length - 1; k >= 0; k--) for (const h of closed[k].endHandlers ?? []) h()
       return
     }
@@ -268,7 +273,10 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
     // <svg/> and <math/> are foreign elements themselves, so their self-closing flag counts.
     const canEnd = foreign || t.name === 'svg' || t.name === 'math' ? !t.selfClosing : !VOID.has(t.name)
     const el = new Tag(t.name, t.attrs, canEnd)
-    if (canEnd) open.push(el)
+    if (canEnd) {
+      open.push(el)
+      openByName.set(el.tagName, (openByName.get(el.tagName) ?? 0) + 1)
+    }
     sink.element(el)
     if (!canEnd) return null
     // Every <svg> or <math> opens a level, inside foreign content too, and a breakout tag leaves one.
