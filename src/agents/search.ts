@@ -71,22 +71,23 @@ const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executi
 /** The relevance part of a blended score, computed as the SQL computes it. */
 const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
 
+interface FirstTry {
+  query: Query<RankedPage>
+  stands: (page: RankedPage) => boolean
+}
+
 /**
  * The first try at the exact page of the OR query. Popularity adds at most POPULARITY_WEIGHT, so only
  * agents whose relevance part comes within that of the k-th best relevance can reach rank k: only
  * those are sent to D1 for visibility, popularity and ordering. The page stands when it reaches rank
  * k and its last score is at least the k-th relevance part (nothing left out can beat it).
  */
-interface FirstTry {
-  query: Query<RankedPage>
-  stands: (page: RankedPage) => boolean
-}
-
 function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number): FirstTry {
   const k = offset + limit
   if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
   const kth = kthLargest(m.rels, k)
-  const y = relevancePart(kth) / (1 - POPULARITY_WEIGHT) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
+  // The relevance c where relevancePart(c) + POPULARITY_WEIGHT = relevancePart(kth), solved for c.
+  const y = kth / (kth + SCORE_K) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
   const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
   return {
     query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, cutoff), limit, offset }),
@@ -125,6 +126,7 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const terms = queryTerms(s.query)
   const base = { viewer: s.viewer, filter: s.filter }
   if (terms.length === 0) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  // `<epoch>:<version>:<index version>` -> `<epoch>:<index version>`: lists outlive popularity changes.
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
   const phrases = lookupPhrases(indexVersion, terms)
   let matches = sumLists(knownLists(phrases))
