@@ -47,6 +47,7 @@ export interface QueryPhrases {
   exprs: string[]
   prefix: string | null
   lists: Map<string, PhraseList>
+  /** Set only once the last term is known to match nothing as a word. */
   prefixList: PhraseList | undefined
   keyOf: (expr: string) => string | null
 }
@@ -65,19 +66,24 @@ export function lookupPhrases(indexVersion: string | null, terms: string[]): Que
   return { exprs, prefix, lists, prefixList, keyOf }
 }
 
-/** The query reading what the cache lacks, or null when it has everything. */
-export function missingQuery(db: D1Database, q: QueryPhrases): Query<FetchedLists> | null {
-  const missing = q.exprs.filter((e) => !q.lists.has(e))
-  const lastList = q.lists.get(q.exprs[q.exprs.length - 1])
-  const wantPrefix = q.prefix !== null && q.prefixList === undefined && (lastList === undefined || lastList.rowids.length === 0)
-  if (missing.length === 0 && !wantPrefix) return null
-  return phraseListsQuery(db, missing, wantPrefix ? { phrase: q.prefix!, unless: q.exprs[q.exprs.length - 1] } : null)
+/** What the cache lacks: the phrases to read and the query reading them, or null when it has everything. */
+export interface MissingLists {
+  phrases: string[]
+  query: Query<FetchedLists>
+}
+
+export function missingLists(db: D1Database, q: QueryPhrases): MissingLists | null {
+  const phrases = q.exprs.filter((e) => !q.lists.has(e))
+  const lastExpr = q.exprs[q.exprs.length - 1]
+  // The prefix is needed unless the last term is known to match as a word.
+  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !(q.lists.get(lastExpr)?.rowids.length)
+  if (phrases.length === 0 && !wantPrefix) return null
+  return { phrases, query: phraseListsQuery(db, phrases, wantPrefix ? { phrase: q.prefix!, unless: lastExpr } : null) }
 }
 
 /** Stores fetched lists in the query and the cache; true when any of them matches something. */
-export function absorb(q: QueryPhrases, fetched: FetchedLists): boolean {
-  const missing = q.exprs.filter((e) => !q.lists.has(e))
-  missing.forEach((expr, i) => {
+export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedLists): boolean {
+  missing.phrases.forEach((expr, i) => {
     q.lists.set(expr, fetched.lists[i])
     rememberList(q.keyOf(expr), fetched.lists[i])
   })
@@ -91,7 +97,7 @@ export function absorb(q: QueryPhrases, fetched: FetchedLists): boolean {
 /** The query's phrases in order with their relevance lists, phrases not known (yet) or matching nothing left out. */
 export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[] {
   const ordered = q.exprs.map((expr) => ({ expr, list: q.lists.get(expr) }))
-  if (q.prefix && q.prefixList && q.lists.get(q.exprs[q.exprs.length - 1])?.rowids.length === 0) ordered.push({ expr: q.prefix, list: q.prefixList })
+  if (q.prefix && q.prefixList) ordered.push({ expr: q.prefix, list: q.prefixList })
   return ordered.filter((p): p is { expr: string; list: PhraseList } => p.list !== undefined && p.list.rowids.length > 0)
 }
 
