@@ -2,18 +2,19 @@
  * Relevance of the agents a word query matches, from per-phrase lists that FTS5 scores once and the
  * Worker keeps until agent text changes.
  */
-import { phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query } from '../db/agents'
+import { listBytes, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query } from '../db/agents'
 import { phrase } from './query'
 
 /**
  * Relevance lists per phrase, per isolate, keyed by the index version (the third part of the catalog
  * version, moved by every change to agent text; migration 0009): a list depends on nothing else, so
- * executions and reviews leave it valid. Bounded by the number of entries held, least recently used
- * first out.
+ * executions and reviews leave it valid. Bounded by the memory the lists take, least recently used
+ * first out. 16 MB holds every list of a 100,000-agent catalog (about 2.6 million entries): a list
+ * pushed out has to be scored again by FTS5, which costs far more than reading a new one.
  */
-const LIST_CACHE_ENTRIES = 1_000_000
+const LIST_CACHE_BYTES = 16 * 2 ** 20
 const listCache = new Map<string, PhraseList>()
-let listCacheEntries = 0
+let listCacheBytes = 0
 
 function cachedList(key: string | null): PhraseList | undefined {
   const hit = key ? listCache.get(key) : undefined
@@ -25,16 +26,17 @@ function cachedList(key: string | null): PhraseList | undefined {
 }
 
 function rememberList(key: string | null, list: PhraseList): void {
-  if (!key || list.rowids.length > LIST_CACHE_ENTRIES / 4) return
+  if (!key || listBytes(list) > LIST_CACHE_BYTES / 4) return
   // Concurrent requests may fetch the same phrase; count it once.
-  listCacheEntries -= listCache.get(key)?.rowids.length ?? 0
+  const before = listCache.get(key)
+  listCacheBytes -= before ? listBytes(before) : 0
   listCache.delete(key)
   listCache.set(key, list)
-  listCacheEntries += list.rowids.length
+  listCacheBytes += listBytes(list)
   for (const [oldest, old] of listCache) {
-    if (listCacheEntries <= LIST_CACHE_ENTRIES) break
+    if (listCacheBytes <= LIST_CACHE_BYTES) break
     listCache.delete(oldest)
-    listCacheEntries -= old.rowids.length
+    listCacheBytes -= listBytes(old)
   }
 }
 
@@ -81,11 +83,26 @@ export function missingLists(db: D1Database, q: QueryPhrases): MissingLists | nu
   return { phrases, query: phraseListsQuery(db, phrases, wantPrefix ? { phrase: q.prefix!, unless: lastExpr } : null) }
 }
 
+/**
+ * How often a phrase the cache lacked turned out to match nothing, in this isolate (a moving
+ * average). Guessing that all missing phrases match nothing lets search rank in the same round trip
+ * as it reads them; a right guess saves a round trip, a wrong one wastes a ranking, so search
+ * guesses when the guess is more likely right than wrong.
+ */
+let emptyRate = 0.5
+
+export function likelyEmpty(missing: MissingLists): boolean {
+  return emptyRate ** Math.max(1, missing.phrases.length) >= 0.5
+}
+
 /** Stores fetched lists in the query and the cache; true when any of them matches something. */
 export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedLists): boolean {
+  const lastExpr = q.exprs[q.exprs.length - 1]
   missing.phrases.forEach((expr, i) => {
     q.lists.set(expr, fetched.lists[i])
     rememberList(q.keyOf(expr), fetched.lists[i])
+    const empty = fetched.lists[i].rowids.length === 0 && (expr !== lastExpr || !fetched.fallback?.rowids.length)
+    emptyRate += 0.05 * (Number(empty) - emptyRate)
   })
   if (fetched.fallback) {
     q.prefixList = fetched.fallback
@@ -137,14 +154,14 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
   }
   const rowids = new Float64Array(size)
   let n = 0
-  for (const { rowids: ids, rels } of lists) {
+  for (const { rowids: ids, values, at } of lists) {
     for (let i = 0; i < ids.length; i++) {
       const r = ids[i]
       if (seen[r] === 0) {
         seen[r] = 1
         rowids[n++] = r
-        acc[r] = rels[i]
-      } else acc[r] += rels[i]
+        acc[r] = values[at[i]]
+      } else acc[r] += values[at[i]]
     }
   }
   const rels = new Float64Array(n)
@@ -159,15 +176,15 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
 function mergeLists(lists: PhraseList[], size: number): { rowids: Float64Array; rels: Float64Array } {
   const rowids = new Float64Array(size)
   const rels = new Float64Array(size)
-  const at = lists.map(() => 0)
+  const pos = lists.map(() => 0)
   let n = 0
   for (;;) {
     let next = Infinity
-    for (let j = 0; j < lists.length; j++) if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] < next) next = lists[j].rowids[at[j]]
+    for (let j = 0; j < lists.length; j++) if (pos[j] < lists[j].rowids.length && lists[j].rowids[pos[j]] < next) next = lists[j].rowids[pos[j]]
     if (next === Infinity) break
     let sum = 0
     for (let j = 0; j < lists.length; j++) {
-      if (at[j] < lists[j].rowids.length && lists[j].rowids[at[j]] === next) sum += lists[j].rels[at[j]++]
+      if (pos[j] < lists[j].rowids.length && lists[j].rowids[pos[j]] === next) sum += lists[j].values[lists[j].at[pos[j]++]]
     }
     rowids[n] = next
     rels[n++] = sum

@@ -13,7 +13,7 @@ import {
   type VisibilityFilter,
 } from '../db/agents'
 import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
-import { absorb, candidatesOf, knownLists, kthLargest, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
+import { absorb, candidatesOf, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
@@ -133,9 +133,9 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
   const missing = missingLists(db, phrases)
   let tried: { first: FirstTry; page: RankedPage } | undefined
   if (missing) {
-    // Speculate that the phrases the cache lacks match nothing (unknown words, numbers, typos are
-    // common) and rank in the same round trip; when one does match, rank again with it.
-    const first = matches.rowids.length >= FUZZY_THRESHOLD ? firstTry(db, base, matches, s.limit, offset) : null
+    // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), rank
+    // in the same round trip as reading them; when one does match, rank again with it.
+    const first = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? firstTry(db, base, matches, s.limit, offset) : null
     const [fetched, page] = first ? await runQueries(db, missing.query, first.query) : [await runQuery(missing.query), undefined]
     if (absorb(phrases, missing, fetched)) matches = sumLists(knownLists(phrases))
     else if (first && page) tried = { first, page }

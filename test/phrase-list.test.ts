@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { parseList, type PhraseList } from '../src/db/agents'
+import { sumLists } from '../src/agents/relevance'
+
+const text = (pairs: [number, number][]) => pairs.map(([r, v]) => `${r} ${v.toPrecision(17)}`).join(' ')
+const rels = (l: PhraseList) => Array.from(l.at, (k) => l.values[k])
+
+describe('compact relevance lists', () => {
+  it('keeps every rowid and relevance exactly, with one value per distinct relevance', () => {
+    const pairs: [number, number][] = Array.from({ length: 1000 }, (_, i) => [3 * i + 1, [1.25, Math.PI, 1 / 3][i % 3]])
+    const list = parseList(text(pairs))
+    expect(Array.from(list.rowids)).toEqual(pairs.map((p) => p[0]))
+    expect(rels(list)).toEqual(pairs.map((p) => p[1]))
+    expect(list.values.length).toBe(3)
+    expect(list.at).toBeInstanceOf(Uint8Array)
+    expect(list.rowids).toBeInstanceOf(Uint32Array)
+  })
+
+  it('widens the index past 256 distinct values and the rowids past 32 bits', () => {
+    const pairs: [number, number][] = Array.from({ length: 300 }, (_, i) => [2 ** 32 + i, 1 + i / 7])
+    const list = parseList(text(pairs))
+    expect(list.at).toBeInstanceOf(Uint16Array)
+    expect(list.rowids).toBeInstanceOf(Float64Array)
+    expect(Array.from(list.rowids)).toEqual(pairs.map((p) => p[0]))
+    expect(rels(list)).toEqual(pairs.map((p) => p[1]))
+  })
+
+  it('reads an empty list', () => {
+    for (const empty of [null, '']) expect(parseList(empty).rowids.length).toBe(0)
+  })
+
+  it('adds lists in phrase order, by the dense and the merging path alike', () => {
+    const a = parseList(text([[1, 0.1], [5, 0.2], [9, 0.3]]))
+    const b = parseList(text([[5, 0.7], [9, 0.1], [12, 0.6]]))
+    const dense = sumLists([{ expr: '"a"', list: a }, { expr: '"b"', list: b }])
+    const order = Array.from(dense.rowids, (r, i) => [r, dense.rels[i]] as const).sort((x, y) => x[0] - y[0])
+    expect(order).toEqual([[1, 0.1], [5, 0.2 + 0.7], [9, 0.3 + 0.1], [12, 0.6]])
+    const far = parseList(text([[5_000_000, 0.5]]))
+    const merged = sumLists([{ expr: '"a"', list: a }, { expr: '"c"', list: far }])
+    expect(Array.from(merged.rowids)).toEqual([1, 5, 9, 5_000_000])
+    expect(Array.from(merged.rels)).toEqual([0.1, 0.2, 0.3, 0.5])
+    expect(merged.match).toBe('"a" OR "c"')
+  })
+})
