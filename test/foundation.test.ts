@@ -178,6 +178,40 @@ describe('rate limits', () => {
     expect(new Date(res.headers.get('ratelimit-reset-date')!).getTime()).toBeGreaterThan(Date.now() - 1000)
   })
 
+  // Search counts the request in the same D1 batch as its first read; the count must be as exact.
+  it('counts searches exactly, cached pages and concurrent calls included, and records no refused run', async () => {
+    const { accountId, token } = await newCaller('search burst', { perMinute: 6, perDay: 1000 })
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => action('search', { query: `report ${i % 3}` }, token)))
+    const ok = results.filter((r) => r.status === 200)
+    // A request that straddles a minute boundary lands in the next window; allow that one case.
+    expect(ok.length === 6 || ok.length === 12).toBe(true)
+    for (const r of results) {
+      expect(r.headers.get('ratelimit-limit')).toBe('6')
+      if (r.status !== 200) expect(r).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } })
+    }
+    const other = await createToken(accountId)
+    const runs = await request('GET', '/v1/runs?action=search&limit=100', { token: other })
+    expect(runs.body.response).toHaveLength(ok.length)
+  })
+
+  it('refuses a search over the limit whether its page is cached or not, without counting it', async () => {
+    const { token } = await newCaller('search cached', { perMinute: 100, perDay: 2 })
+    const first = await action('search', { query: 'meeting prep' }, token)
+    expect(first.status).toBe(200)
+    expect(first.headers.get('ratelimit-remaining')).toBe('1')
+    // The same public query again: served from the page cache, still counted.
+    const again = await action('search', { query: 'meeting prep' }, token)
+    expect(again.status).toBe(200)
+    expect(again.headers.get('ratelimit-remaining')).toBe('0')
+    for (const body of [{ query: 'meeting prep' }, { query: 'youtube transcript' }, { limit: 'x' }, {}]) {
+      const res = await action('search', body, token)
+      expect(res.status).toBe(429)
+      expect(res.body.error).toMatch(/per day/)
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(res.headers.get('x-run-id')).toBeNull()
+    }
+  })
+
   it('uses the configured default when an account has no override', async () => {
     const res = await request('POST', '/v1/admin/accounts', { token: ADMIN, body: { name: 'default limits' } })
     const token = await createToken(res.body.response.id)

@@ -32,6 +32,12 @@ export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> 
   hints: ActionHints
   /** `inline` answers in the request; `queued` runs in the Queue consumer. A function decides per input. */
   mode: ActionMode | ((input: z.output<I>, ctx: ActionContext) => ActionMode | Promise<ActionMode>)
+  /**
+   * The action's only effects are D1 reads through `ctx.read`, so an inline call may count the
+   * request against its rate limit in the same batch as its first read instead of a round trip of
+   * its own. (Anything with another effect is counted before it runs.)
+   */
+  countWithFirstRead?: boolean
   /** Checks that need I/O (a referenced record exists ...), run before the run is created or queued. */
   precheck?: (input: z.output<I>, ctx: ActionContext) => Promise<void>
   /** Top-level input fields never stored, logged or echoed (replaced by "[redacted]" in run records). */

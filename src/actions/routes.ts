@@ -4,7 +4,7 @@ import { requireAuth } from '../auth/principal'
 import { readJsonObject } from '../http/body'
 import { errorResponse, successBody } from '../http/envelope'
 import { ApiError } from '../http/errors'
-import { rateLimit } from '../http/rate-limit'
+import { deferredRateLimit } from '../http/rate-limit'
 import type { AppEnv } from '../http/types'
 import { createLogger } from '../runtime/log'
 import { callAction, type CallOutcome, type Caller, type Runtime } from '../runtime/execute'
@@ -64,6 +64,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
     idempotencyKey,
     waitSeconds: waitSeconds(c.req.header('prefer'), c.get('config')),
     respondAsync: prefersAsync(c.req.header('prefer')),
+    admission: c.get('admission'),
   }
 }
 
@@ -96,7 +97,7 @@ export function actionRoutes() {
     c.header('Allow', 'POST')
     throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on actions; use POST`, [], { Allow: 'POST' })
   })
-  app.post('/:name', requireAuth, rateLimit, async (c) => {
+  app.post('/:name', requireAuth, deferredRateLimit, async (c) => {
     const { action, alias } = resolveAction(c.req.param('name'))
     const body = await readJsonObject(c)
     const outcome = await callAction(runtimeOf(c), callerOf(c), action, alias ? agentAliasBody(alias, body) : body)

@@ -1,12 +1,13 @@
 import {
-  listByPopularity,
+  listByPopularityQuery,
   POPULARITY_WEIGHT,
   rankCandidatesQuery,
   runQueries,
   runQuery,
   SCORE_K,
-  trigramCandidates,
+  trigramCandidatesQuery,
   type Query,
+  type Read,
   type RankedPage,
   type ScoredAgent,
   type Viewer,
@@ -47,8 +48,11 @@ function cacheKey(s: CatalogSearch): string | null {
   return `${s.catalogVersion}|${s.limit}|${s.page}|${queryTerms(s.query).join(' ')}`
 }
 
-/** Ranked catalog search, served from the page cache when the catalog has not changed. */
-export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
+/**
+ * Ranked catalog search, served from the page cache when the catalog has not changed. `read` runs
+ * each round trip (an action passes `ctx.read`).
+ */
+export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
   const key = cacheKey(s)
   if (key) {
     const hit = pageCache.get(key)
@@ -58,7 +62,7 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch): Promise<S
       return hit
     }
   }
-  const rows = await rankCatalog(db, s)
+  const rows = await rankCatalog(db, read, s)
   if (key) {
     pageCache.set(key, rows)
     if (pageCache.size > PAGE_CACHE_LIMIT) pageCache.delete(pageCache.keys().next().value!)
@@ -101,6 +105,7 @@ function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilt
 /** The exact page; when the first try does not stand (say the best matches are hidden from the caller), every match is ranked. */
 async function exactPage(
   db: D1Database,
+  read: Read,
   base: { viewer: Viewer; filter: VisibilityFilter },
   m: Matches,
   limit: number,
@@ -108,9 +113,9 @@ async function exactPage(
   tried?: { first: FirstTry; page: RankedPage },
 ) {
   const first = tried?.first ?? firstTry(db, base, m, limit, offset)
-  const page = tried?.page ?? (await runQuery(first.query))
+  const page = tried?.page ?? (await runQuery(read, first.query))
   if (first.stands(page)) return page.rows
-  return (await runQuery(rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }))).rows
+  return (await runQuery(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }))).rows
 }
 
 /**
@@ -119,13 +124,13 @@ async function exactPage(
  * and merged below the exact hits. That decision depends only on the query, never on the page, so
  * every page is a slice of the same ordering.
  */
-async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgent[]> {
+async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch): Promise<ScoredAgent[]> {
   const offset = s.page * s.limit
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []
   const terms = queryTerms(s.query)
   const base = { viewer: s.viewer, filter: s.filter }
-  if (terms.length === 0) return listByPopularity(db, { ...base, limit: s.limit, offset })
+  if (terms.length === 0) return runQuery(read, listByPopularityQuery(db, { ...base, limit: s.limit, offset }))
   // `<epoch>:<version>:<index version>` -> `<epoch>:<index version>`: lists outlive popularity changes.
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
   const phrases = lookupPhrases(indexVersion, terms)
@@ -136,15 +141,15 @@ async function rankCatalog(db: D1Database, s: CatalogSearch): Promise<ScoredAgen
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), rank
     // in the same round trip as reading them; when one does match, rank again with it.
     const first = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? firstTry(db, base, matches, s.limit, offset) : null
-    const [fetched, page] = first ? await runQueries(db, missing.query, first.query) : [await runQuery(missing.query), undefined]
+    const [fetched, page] = first ? await runQueries(read, missing.query, first.query) : [await runQuery(read, missing.query), undefined]
     if (absorb(phrases, missing, fetched)) matches = sumLists(knownLists(phrases))
     else if (first && page) tried = { first, page }
   }
   const matched = matches.rowids.length
   const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)
-  if (!fuzzy) return matched > 0 ? exactPage(db, base, matches, s.limit, offset, tried) : []
-  const exact = matched > 0 ? (await runQuery(rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
-  const candidates = await trigramCandidates(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
+  if (!fuzzy) return matched > 0 ? exactPage(db, read, base, matches, s.limit, offset, tried) : []
+  const exact = matched > 0 ? (await runQuery(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
+  const candidates = await runQuery(read, trigramCandidatesQuery(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }))
   const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)
   for (const c of candidates) {

@@ -143,19 +143,17 @@ export const POPULARITY_WEIGHT = 0.02
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
 
 /** Agents a viewer may see, most executed first (the listing for an empty query). */
-export async function listByPopularity(
-  db: D1Database,
-  q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number },
-): Promise<ScoredAgent[]> {
+export function listByPopularityQuery(db: D1Database, q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number }): Query<ScoredAgent[]> {
   const vis = visibilityClause(q.filter, q.viewer)
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
-        ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
-    )
-    .bind(...vis.binds, q.limit, q.offset)
-    .all<ScoredAgent>()
-  return results
+  return {
+    statement: db
+      .prepare(
+        `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
+          ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
+      )
+      .bind(...vis.binds, q.limit, q.offset),
+    read: ({ results }) => results as unknown as ScoredAgent[],
+  }
 }
 
 /**
@@ -215,14 +213,21 @@ export interface Query<T> {
   read: (result: D1Result<Record<string, unknown>>) => T
 }
 
-export async function runQuery<T>(q: Query<T>): Promise<T> {
-  return q.read(await q.statement.all())
+/**
+ * Runs statements in one round trip: a D1 batch (in order, in one transaction), or an action's
+ * `ctx.read`, which may add the request's rate-limit count to it.
+ */
+export type Read = (statements: D1PreparedStatement[]) => Promise<D1Result<Record<string, unknown>>[]>
+
+export async function runQuery<T>(read: Read, q: Query<T>): Promise<T> {
+  const [result] = await read([q.statement])
+  return q.read(result)
 }
 
-/** Two queries in one round trip (a D1 batch runs them in order, in one transaction). */
-export async function runQueries<A, B>(db: D1Database, a: Query<A>, b: Query<B>): Promise<[A, B]> {
-  const [ra, rb] = await db.batch([a.statement, b.statement])
-  return [a.read(ra as D1Result<Record<string, unknown>>), b.read(rb as D1Result<Record<string, unknown>>)]
+/** Two queries in one round trip. */
+export async function runQueries<A, B>(read: Read, a: Query<A>, b: Query<B>): Promise<[A, B]> {
+  const [ra, rb] = await read([a.statement, b.statement])
+  return [a.read(ra), b.read(rb)]
 }
 
 export interface FetchedLists {
@@ -308,18 +313,19 @@ export function rankCandidatesQuery(
 }
 
 /** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */
-export async function trigramCandidates(
+export function trigramCandidatesQuery(
   db: D1Database,
   q: { viewer: Viewer; filter: VisibilityFilter; match: string; limit: number },
-): Promise<(AgentRow & { rel: number })[]> {
+): Query<(AgentRow & { rel: number })[]> {
   const vis = visibilityClause(q.filter, q.viewer)
-  const { results } = await db
-    .prepare(
-      `WITH hits AS MATERIALIZED (SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel FROM agents_trigram t WHERE agents_trigram MATCH ? ORDER BY rank LIMIT 500)
-       SELECT ${COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
-        WHERE ${vis.sql} ORDER BY hits.rel DESC, a.rowid LIMIT ?`,
-    )
-    .bind(q.match, ...vis.binds, q.limit)
-    .all<AgentRow & { rel: number }>()
-  return results
+  return {
+    statement: db
+      .prepare(
+        `WITH hits AS MATERIALIZED (SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel FROM agents_trigram t WHERE agents_trigram MATCH ? ORDER BY rank LIMIT 500)
+         SELECT ${COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
+          WHERE ${vis.sql} ORDER BY hits.rel DESC, a.rowid LIMIT ?`,
+      )
+      .bind(q.match, ...vis.binds, q.limit),
+    read: ({ results }) => results as unknown as (AgentRow & { rel: number })[],
+  }
 }

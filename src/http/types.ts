@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal'
 import type { Config } from '../config'
 import type { Env } from '../env'
+import type { RateLimitAdmission } from './rate-limit'
 
 /** Hono generics for this app: bindings and per-request variables. */
 export interface AppEnv {
@@ -9,5 +10,7 @@ export interface AppEnv {
     requestId: string
     config: Config
     principal: Principal
+    /** The request's rate-limit count (set by the rate-limit middleware). */
+    admission: RateLimitAdmission
   }
 }

@@ -11,6 +11,19 @@ export interface RunAccount {
   catalogVersion?: string | null
 }
 
+/**
+ * The rate-limit count of an HTTP request. An action that only reads D1 may send the count with its
+ * first read (one round trip instead of two); everything else is counted before the action runs.
+ */
+export interface Admission {
+  /** Counts the request unless it already was; throws RATE_LIMITED when it is over a limit. */
+  admit(): Promise<void>
+  /** Runs read-only statements in one batch, with the count when it is still to be made. */
+  read(statements: D1PreparedStatement[]): Promise<D1Result<Record<string, unknown>>[]>
+  /** True once the request was refused. */
+  readonly refused: boolean
+}
+
 /** Everything an action may use: no action reaches D1, KV or the network another way. */
 export interface ActionContext {
   env: Env
@@ -23,6 +36,11 @@ export interface ActionContext {
   /** True when running in the Queue consumer. */
   queued: boolean
   db: D1Database
+  /**
+   * Runs read-only statements in one D1 batch. In an action that declares `countWithFirstRead`, the
+   * first call also counts the request against its rate limit, and throws RATE_LIMITED over it.
+   */
+  read(statements: D1PreparedStatement[]): Promise<D1Result<Record<string, unknown>>[]>
   cache: KVNamespace
   /** The guarded outbound client (SSRF checks, timeouts, size caps, retries). */
   fetch: GuardedFetch

@@ -13,7 +13,7 @@ import { newId } from '../lib/ids'
 import { assertPublicUrl } from '../providers/web/address'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { decodeJson, encodeJson } from './blobs'
-import type { ActionContext, RunAccount } from './context'
+import type { ActionContext, Admission, RunAccount } from './context'
 import { isContinueLater } from './jobs'
 import { errorFields, type Logger } from './log'
 import { coerceToSchema, hasReferences, referencedRoots, resolveReferences } from './templates'
@@ -36,6 +36,8 @@ export interface Caller {
   waitSeconds: number
   /** `Prefer: respond-async`: run any action through the queue and answer 202 at once. */
   respondAsync?: boolean
+  /** The request's rate-limit count, when the HTTP layer left it to the call (see `countWithFirstRead`). */
+  admission?: Admission
 }
 
 export type CallOutcome =
@@ -184,6 +186,9 @@ export function mayQueue(action: AnyAction): boolean {
  * inline or through the queue.
  */
 export async function callAction(rt: Runtime, caller: Caller, action: AnyAction, rawBody: Record<string, unknown>): Promise<CallOutcome> {
+  const gate = caller.admission
+  // Counted before anything with an effect; an inline read-only call may count with its first read.
+  if (!action.countWithFirstRead || caller.respondAsync || caller.idempotencyKey) await gate?.admit()
   const body = { ...rawBody }
   let callbackUrl: string | null = null
   if ((mayQueue(action) || caller.respondAsync) && 'callback_url' in body) {
@@ -193,9 +198,10 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const input = await prepareInput(rt, caller, action, body)
   const runId = newId('run')
   const now = Date.now()
-  const ctx = createContext(rt, caller, runId, false, Boolean(caller.idempotencyKey))
+  const ctx = createContext(rt, caller, runId, false, Boolean(caller.idempotencyKey), gate)
   if (action.precheck) await action.precheck(input, ctx)
   const mode = caller.respondAsync ? 'queued' : await decideMode(action, input, ctx)
+  if (mode !== 'inline') await gate?.admit()
   if (callbackUrl && mode === 'inline') {
     throw new ApiError('VALIDATION_FAILED', 'callback_url is only accepted when the action runs queued', [
       { path: '/callback_url', message: 'This call runs inline and answers in the response' },
@@ -247,9 +253,12 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   }
 
   try {
-    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending)
+    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending, gate)
     return { kind: 'done', runId, presented }
   } catch (err) {
+    // A refused request has no run to record; any other failure is recorded once the request is counted.
+    if (gate?.refused) throw err
+    await gate?.admit()
     const api = await recordFailure(rt, runId, err, ctx, pending)
     return { kind: 'failed', runId, error: api }
   }
@@ -309,8 +318,10 @@ export async function executeRun(
   input: Record<string, unknown>,
   run: Pick<RunRow, 'id' | 'workflow_id' | 'output_variable_name'>,
   pending?: NewRun,
+  admission?: Admission,
 ): Promise<Presented> {
   const output = await action.run(input, ctx)
+  await admission?.admit()
   const presented: Presented = action.present ? action.present(output) : { response: output }
   const outText = await encodeJson(rt.env.CACHE, `run:${run.id}:output`, presented.response ?? null)
   const metaText = presented.metadata === undefined ? null : await encodeJson(rt.env.CACHE, `run:${run.id}:metadata`, presented.metadata)
@@ -343,6 +354,7 @@ export function createContext(
   queued: boolean,
   /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
   persisted = true,
+  admission?: Admission,
 ): ActionContext {
   const db = rt.env.DB
   const log = rt.log.child({ run_id: runId })
@@ -356,6 +368,7 @@ export function createContext(
     workflowId: caller.workflowId,
     queued,
     db,
+    read: (statements) => (admission ? admission.read(statements) : db.batch(statements)),
     cache: rt.env.CACHE,
     fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch }),
     log,

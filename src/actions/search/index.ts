@@ -12,6 +12,7 @@ export const searchAction = defineAction({
   input: SearchInput,
   hints: { readOnly: true, idempotent: true },
   mode: 'inline',
+  countWithFirstRead: true,
   examples: [
     { query: 'youtube transcript', status: 'public', limit: 5, page: 0 },
     { query: 'company research', status: 'all', format: 'anthropic' },
@@ -24,7 +25,7 @@ export const searchAction = defineAction({
       limit: input.limit,
       page: input.page,
       catalogVersion: ctx.account.catalogVersion,
-    })
+    }, ctx.read)
     return hits.map((h) => formatAgent(h, h.score, input.format))
   },
 })
