@@ -3,6 +3,7 @@
  * Worker keeps until agent text changes.
  */
 import { listBytes, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query } from '../db/agents'
+import { ByteLru } from '../lib/lru'
 import { phrase } from './query'
 
 /**
@@ -12,32 +13,14 @@ import { phrase } from './query'
  * first out. 16 MB holds every list of a 100,000-agent catalog (about 2.6 million entries): a list
  * pushed out has to be scored again by FTS5, which costs far more than reading a new one.
  */
-const LIST_CACHE_BYTES = 16 * 2 ** 20
-const listCache = new Map<string, PhraseList>()
-let listCacheBytes = 0
+const listCache = new ByteLru<PhraseList>(16 * 2 ** 20)
 
 function cachedList(key: string | null): PhraseList | undefined {
-  const hit = key ? listCache.get(key) : undefined
-  if (key && hit) {
-    listCache.delete(key)
-    listCache.set(key, hit)
-  }
-  return hit
+  return key ? listCache.get(key) : undefined
 }
 
 function rememberList(key: string | null, list: PhraseList): void {
-  if (!key || listBytes(list) > LIST_CACHE_BYTES / 4) return
-  // Concurrent requests may fetch the same phrase; count it once.
-  const before = listCache.get(key)
-  listCacheBytes -= before ? listBytes(before) : 0
-  listCache.delete(key)
-  listCache.set(key, list)
-  listCacheBytes += listBytes(list)
-  for (const [oldest, old] of listCache) {
-    if (listCacheBytes <= LIST_CACHE_BYTES) break
-    listCache.delete(oldest)
-    listCacheBytes -= listBytes(old)
-  }
+  if (key) listCache.set(key, list, listBytes(list))
 }
 
 /**

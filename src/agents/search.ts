@@ -13,6 +13,7 @@ import {
   type Viewer,
   type VisibilityFilter,
 } from '../db/agents'
+import { ByteLru } from '../lib/lru'
 import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
 import { absorb, candidatesOf, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
 
@@ -38,10 +39,18 @@ export interface CatalogSearch {
 /**
  * Pages of public searches, per isolate, keyed by catalog version: every agent write moves the version
  * (triggers in migration 0008), so a cached page is exactly what the query would return now. Only the
- * public filter is cached, since its answer does not depend on who asks.
+ * public filter is cached, since its answer does not depend on who asks. Bounded by the memory the
+ * pages take (a count bound let a few hundred repeated queries evict each other), least recently
+ * used first out.
  */
-const PAGE_CACHE_LIMIT = 500
-const pageCache = new Map<string, ScoredAgent[]>()
+const pageCache = new ByteLru<ScoredAgent[]>(8 * 2 ** 20)
+
+/** Roughly what a page holds in memory: its text (two bytes a character) and a little per row. */
+function pageBytes(rows: ScoredAgent[]): number {
+  let chars = 0
+  for (const r of rows) chars += r.name.length + r.description.length + r.parameters.length + r.workflow.length + r.param_text.length + 200
+  return 2 * chars
+}
 
 function cacheKey(s: CatalogSearch): string | null {
   if (s.filter !== 'public' || !s.catalogVersion) return null
@@ -56,17 +65,10 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read
   const key = cacheKey(s)
   if (key) {
     const hit = pageCache.get(key)
-    if (hit) {
-      pageCache.delete(key)
-      pageCache.set(key, hit)
-      return hit
-    }
+    if (hit) return hit
   }
   const rows = await rankCatalog(db, read, s)
-  if (key) {
-    pageCache.set(key, rows)
-    if (pageCache.size > PAGE_CACHE_LIMIT) pageCache.delete(pageCache.keys().next().value!)
-  }
+  if (key) pageCache.set(key, rows, pageBytes(rows))
   return rows
 }
 
