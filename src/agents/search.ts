@@ -40,10 +40,27 @@ export interface CatalogSearch {
  * Pages of public searches, per isolate, keyed by catalog version: every agent write moves the version
  * (triggers in migration 0008), so a cached page is exactly what the query would return now. Only the
  * public filter is cached, since its answer does not depend on who asks. Bounded by the memory the
- * pages take (a count bound let a few hundred repeated queries evict each other), least recently
- * used first out.
+ * pages take, least recently used first out. A page is kept only when its query comes a second time,
+ * so the long tail of queries asked once cannot push out the ones callers repeat.
  */
 const pageCache = new ByteLru<ScoredAgent[]>(8 * 2 ** 20)
+/** Hashes of the page keys asked once (a collision only lets a page in early). */
+const askedOnce = new Set<number>()
+const ASKED_ONCE_LIMIT = 50_000
+
+/** FNV-1a, 32 bits. */
+function hashKey(key: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+function rememberPage(key: string, rows: ScoredAgent[]): void {
+  const h = hashKey(key)
+  if (askedOnce.delete(h)) return pageCache.set(key, rows, pageBytes(rows))
+  if (askedOnce.size >= ASKED_ONCE_LIMIT) askedOnce.clear()
+  askedOnce.add(h)
+}
 
 /** Roughly what a page holds in memory: its text (two bytes a character) and a little per row. */
 function pageBytes(rows: ScoredAgent[]): number {
@@ -68,7 +85,7 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read
     if (hit) return hit
   }
   const rows = await rankCatalog(db, read, s)
-  if (key) pageCache.set(key, rows, pageBytes(rows))
+  if (key) rememberPage(key, rows)
   return rows
 }
 
