@@ -69,9 +69,9 @@ function pageBytes(rows: ScoredAgent[]): number {
   return 2 * chars
 }
 
-function cacheKey(s: CatalogSearch): string | null {
+function cacheKey(s: CatalogSearch, terms: string[]): string | null {
   if (s.filter !== 'public' || !s.catalogVersion) return null
-  return `${s.catalogVersion}|${s.limit}|${s.page}|${queryTerms(s.query).join(' ')}`
+  return `${s.catalogVersion}|${s.limit}|${s.page}|${terms.join(' ')}`
 }
 
 /**
@@ -79,12 +79,13 @@ function cacheKey(s: CatalogSearch): string | null {
  * each round trip (an action passes `ctx.read`).
  */
 export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
-  const key = cacheKey(s)
+  const terms = queryTerms(s.query)
+  const key = cacheKey(s, terms)
   if (key) {
     const hit = pageCache.get(key)
     if (hit) return hit
   }
-  const rows = await rankCatalog(db, read, s)
+  const rows = await rankCatalog(db, read, s, terms)
   if (key) rememberPage(key, rows)
   return rows
 }
@@ -143,11 +144,10 @@ async function exactPage(
  * and merged below the exact hits. That decision depends only on the query, never on the page, so
  * every page is a slice of the same ordering.
  */
-async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch): Promise<ScoredAgent[]> {
+async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: string[]): Promise<ScoredAgent[]> {
   const offset = s.page * s.limit
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []
-  const terms = queryTerms(s.query)
   const base = { viewer: s.viewer, filter: s.filter }
   if (terms.length === 0) return runQuery(read, listByPopularityQuery(db, { ...base, limit: s.limit, offset }))
   // `<epoch>:<version>:<index version>` -> `<epoch>:<index version>`: lists outlive popularity changes.
@@ -167,9 +167,13 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch): Promis
   const matched = matches.rowids.length
   const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)
   if (!fuzzy) return matched > 0 ? exactPage(db, read, base, matches, s.limit, offset, tried) : []
-  const exact = matched > 0 ? (await runQuery(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }))).rows : []
-  const candidates = await runQuery(read, trigramCandidatesQuery(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES }))
-  const merged = new Map<string, ScoredAgent>(exact.map(({ raw: _raw, ...a }) => [a.id, a]))
+  // The few exact hits and the trigram candidates, in one round trip.
+  const trigram = trigramCandidatesQuery(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
+  const [exact, candidates] =
+    matched > 0
+      ? await runQueries(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }), trigram)
+      : [{ rows: [] }, await runQuery(read, trigram)]
+  const merged = new Map<string, ScoredAgent>(exact.rows.map(({ raw: _raw, ...a }) => [a.id, a]))
   const fuzzyTerms = terms.filter((t) => t.length >= 4)
   for (const c of candidates) {
     if (merged.has(c.id)) continue
