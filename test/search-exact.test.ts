@@ -128,4 +128,39 @@ describe('exact search pages', () => {
     await env.DB.prepare(`DELETE FROM agents WHERE id = 'exact2'`).run()
     expect(await searchIds('zyxwordy', 'public', 10, 0)).not.toContain('exact2')
   })
+
+  it('follow visibility and popularity changes made after the isolate read them', async () => {
+    // Public pages are ranked from executions each isolate keeps by rowid, brought up to date from
+    // the change log: an agent made private must drop out at once, a popular one move up.
+    const query = VOCAB.slice(0, 3).join(' ')
+    const match = VOCAB.slice(0, 3).map((t) => `"${t}"`).join(' OR ')
+    const before = await searchIds(query, 'public', 10, 0)
+    expect(before).toEqual((await bruteForce(match, 'public')).slice(0, 10))
+    await env.DB.prepare(`UPDATE agents SET visibility = 'private' WHERE id = ?`).bind(before[0]).run()
+    await env.DB.prepare(`UPDATE agents SET executions = 1000000 WHERE id = ?`).bind(before[9]).run()
+    const after = await searchIds(query, 'public', 10, 0)
+    expect(after).not.toContain(before[0])
+    expect(after).toEqual((await bruteForce(match, 'public')).slice(0, 10))
+    await env.DB.prepare(`UPDATE agents SET visibility = 'public' WHERE id = ?`).bind(before[0]).run()
+    expect(await searchIds(query, 'public', 10, 0)).toEqual((await bruteForce(match, 'public')).slice(0, 10))
+    expect(await searchIds(query, 'public', 10, 0)).toContain(before[0])
+  })
+
+  it('stay exact when more agents changed than the change log keeps', async () => {
+    const query = VOCAB.slice(3, 6).join(' ')
+    const match = VOCAB.slice(3, 6).map((t) => `"${t}"`).join(' OR ')
+    await searchIds(query, 'public', 10, 0)
+    // Over 10,000 changes: the isolate cannot catch up from the log and reads every public agent again.
+    const rowids = await env.DB.prepare(`SELECT rowid FROM agents WHERE visibility = 'public' ORDER BY rowid`).all<{ rowid: number }>()
+    for (let round = 0; round < 5; round++) {
+      await env.DB.prepare(`UPDATE agents SET executions = executions + (rowid % 7) * ${round}`).run()
+    }
+    await env.DB.prepare(`UPDATE agents SET visibility = 'team' WHERE rowid = ?`).bind(rowids.results[0].rowid).run()
+    const { n } = (await env.DB.prepare('SELECT count(*) AS n FROM agent_changes').first<{ n: number }>())!
+    expect(n).toBe(10_000)
+    for (const [limit, page] of [[10, 0], [25, 2]]) {
+      const expected = await bruteForce(match, 'public')
+      expect(await searchIds(query, 'public', limit, page)).toEqual(expected.slice(page * limit, page * limit + limit))
+    }
+  })
 })

@@ -113,7 +113,7 @@ export interface Matches {
  * Scratch space indexed by rowid for adding up lists, kept between queries; catalogs whose rowids run
  * past DENSE_ROWIDS are merged by rowid instead (slower, no memory to speak of).
  */
-const DENSE_ROWIDS = 4_000_000
+export const DENSE_ROWIDS = 4_000_000
 let acc = new Float64Array(0)
 let seen = new Uint8Array(0)
 

@@ -6,6 +6,7 @@ import {
   runQuery,
   SCORE_K,
   trigramCandidatesQuery,
+  type AgentRow,
   type Query,
   type Read,
   type RankedPage,
@@ -13,7 +14,9 @@ import {
   type Viewer,
   type VisibilityFilter,
 } from '../db/agents'
+import { agentsByRowidQuery } from '../db/public-agents'
 import { ByteLru } from '../lib/lru'
+import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
 import { absorb, candidatesOf, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
 
@@ -95,47 +98,94 @@ const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executi
 /** The relevance part of a blended score, computed as the SQL computes it. */
 const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
 
-interface FirstTry {
-  query: Query<RankedPage>
-  stands: (page: RankedPage) => boolean
+/** How search turns matches into the page: guessed along with the list read, then made exact. */
+interface Pager {
+  /** A query answering the page if the matches stay as they are, to send with the list read. */
+  guess(m: Matches): Query<unknown>
+  /** The exact page of the matches (using what a guess brought back, where it still applies). */
+  page(m: Matches): Promise<ScoredAgent[]>
 }
 
 /**
- * The first try at the exact page of the OR query. Popularity adds at most POPULARITY_WEIGHT, so only
- * agents whose relevance part comes within that of the k-th best relevance can reach rank k: only
- * those are sent to D1 for visibility, popularity and ordering. The page stands when it reaches rank
- * k and its last score is at least the k-th relevance part (nothing left out can beat it).
+ * Pages ranked by D1. Popularity adds at most POPULARITY_WEIGHT, so only agents whose relevance
+ * part comes within that of the k-th best relevance can reach rank k: only those are sent to D1 for
+ * visibility, popularity and ordering. That page stands when it reaches rank k and its last score is
+ * at least the k-th relevance part (nothing left out can beat it); else every match is ranked.
  */
-function firstTry(db: D1Database, base: { viewer: Viewer; filter: VisibilityFilter }, m: Matches, limit: number, offset: number): FirstTry {
+function d1Pager(db: D1Database, read: Read, base: { viewer: Viewer; filter: VisibilityFilter }, limit: number, offset: number): Pager {
   const k = offset + limit
-  if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
-  const kth = kthLargest(m.rels, k)
-  // The relevance c where relevancePart(c) + POPULARITY_WEIGHT = relevancePart(kth), solved for c.
-  const y = kth / (kth + SCORE_K) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
-  const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
+  const firstTry = (m: Matches) => {
+    if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
+    const kth = kthLargest(m.rels, k)
+    // The relevance c where relevancePart(c) + POPULARITY_WEIGHT = relevancePart(kth), solved for c.
+    const y = kth / (kth + SCORE_K) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
+    const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
+    return {
+      query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, cutoff), limit, offset }),
+      stands: (page: RankedPage) => {
+        const last = page.rows[page.rows.length - 1]
+        return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
+      },
+    }
+  }
+  let guessed: { m: Matches; stands: (page: RankedPage) => boolean; page?: RankedPage } | null = null
   return {
-    query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, cutoff), limit, offset }),
-    stands: (page: RankedPage) => {
-      const last = page.rows[page.rows.length - 1]
-      return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
+    guess(m) {
+      const first = firstTry(m)
+      const g: NonNullable<typeof guessed> = { m, stands: first.stands }
+      guessed = g
+      return { statement: first.query.statement, read: (result) => (g.page = first.query.read(result)) }
+    },
+    async page(m) {
+      const tried = guessed?.m === m ? guessed : null
+      if (tried?.page) {
+        if (tried.stands(tried.page)) return tried.page.rows
+      } else {
+        const first = firstTry(m)
+        const page = await runQuery(read, first.query)
+        if (first.stands(page)) return page.rows
+      }
+      return (await runQuery(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }))).rows
     },
   }
 }
 
-/** The exact page; when the first try does not stand (say the best matches are hidden from the caller), every match is ranked. */
-async function exactPage(
-  db: D1Database,
-  read: Read,
-  base: { viewer: Viewer; filter: VisibilityFilter },
-  m: Matches,
-  limit: number,
-  offset: number,
-  tried?: { first: FirstTry; page: RankedPage },
-) {
-  const first = tried?.first ?? firstTry(db, base, m, limit, offset)
-  const page = tried?.page ?? (await runQuery(read, first.query))
-  if (first.stands(page)) return page.rows
-  return (await runQuery(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }))).rows
+/**
+ * Pages of public searches ranked in the Worker (see public-rank.ts): D1 only returns the page's
+ * rows. Rows already read are reused when the ranking moves (the state caught up with changes, or a
+ * phrase turned out to match), and a row that is gone or no longer public hands the page to D1.
+ */
+function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limit: number, offset: number): Pager {
+  const rows = new Map<number, AgentRow>()
+  const rowsQuery = (rowids: number[]): Query<void> => {
+    const q = agentsByRowidQuery(db, rowids)
+    return { statement: q.statement, read: (result) => q.read(result).forEach((r) => rows.set(r.rowid, r)) }
+  }
+  const missing = (ranked: RankedAgent[]) => ranked.filter((r) => !rows.has(r.rowid)).map((r) => r.rowid)
+  return {
+    guess(m) {
+      return rowsQuery(missing((ranker.rank(m, offset + limit) ?? []).slice(offset)))
+    },
+    async page(m) {
+      // The first read brings the state up to date, which may move the ranking once more.
+      for (let reads = 0; reads < 3; reads++) {
+        const ranked = ranker.rank(m, offset + limit)
+        if (!ranked) break
+        const page = ranked.slice(offset)
+        const need = missing(page)
+        if (need.length === 0 && ranker.current()) {
+          const hits = page.map((r) => ({ row: rows.get(r.rowid)!, raw: r.raw }))
+          if (hits.some((h) => h.row.visibility !== 'public')) break
+          return hits.map((h) => ({ ...h.row, score: Math.round(h.raw * 1e6) / 1e6 }))
+        }
+        if (reads === 2) break
+        await runQuery(ranker.read, rowsQuery(need))
+        // Behind for good, or a row no agent has any more: the agents changed under this search.
+        if (!ranker.current() || need.some((rowid) => !rows.has(rowid))) break
+      }
+      return fallback.page(m)
+    },
+  }
 }
 
 /**
@@ -152,21 +202,24 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (terms.length === 0) return runQuery(read, listByPopularityQuery(db, { ...base, limit: s.limit, offset }))
   // `<epoch>:<version>:<index version>` -> `<epoch>:<index version>`: lists outlive popularity changes.
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
+  const seen = s.filter === 'public' && s.catalogVersion ? catalogPoint(s.catalogVersion) : null
+  const ranker = seen ? await publicRanker(db, read, seen) : null
+  if (ranker) read = ranker.read
+  const inD1 = d1Pager(db, read, base, s.limit, offset)
+  const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
   const phrases = lookupPhrases(indexVersion, terms)
   let matches = sumLists(knownLists(phrases))
   const missing = missingLists(db, phrases)
-  let tried: { first: FirstTry; page: RankedPage } | undefined
   if (missing) {
-    // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), rank
-    // in the same round trip as reading them; when one does match, rank again with it.
-    const first = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? firstTry(db, base, matches, s.limit, offset) : null
-    const [fetched, page] = first ? await runQueries(read, missing.query, first.query) : [await runQuery(read, missing.query), undefined]
+    // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
+    // the page in the same round trip as reading them; when one does match, the page is made again.
+    const guess = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? pager.guess(matches) : null
+    const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
     if (absorb(phrases, missing, fetched)) matches = sumLists(knownLists(phrases))
-    else if (first && page) tried = { first, page }
   }
   const matched = matches.rowids.length
   const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)
-  if (!fuzzy) return matched > 0 ? exactPage(db, read, base, matches, s.limit, offset, tried) : []
+  if (!fuzzy) return matched > 0 ? pager.page(matches) : []
   // The few exact hits and the trigram candidates, in one round trip.
   const trigram = trigramCandidatesQuery(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
   const [exact, candidates] =

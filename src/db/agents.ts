@@ -55,7 +55,7 @@ export function visibilityClause(filter: VisibilityFilter, viewer: Viewer): { sq
   }
 }
 
-const COLUMNS =
+export const AGENT_COLUMNS =
   'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
 
 export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
@@ -72,7 +72,7 @@ export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
 export async function getVisibleAgent(db: D1Database, viewer: Viewer, idOrSlug: string): Promise<AgentRow | null> {
   const vis = visibilityClause('all', viewer)
   return db
-    .prepare(`SELECT ${COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql} LIMIT 1`)
+    .prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql} LIMIT 1`)
     .bind(idOrSlug, idOrSlug, ...vis.binds)
     .first<AgentRow>()
 }
@@ -84,7 +84,7 @@ export async function slugTaken(db: D1Database, slug: string, exceptId: string |
 
 export async function listOwnAgents(db: D1Database, accountId: string, limit: number, afterRowid: number): Promise<AgentRow[]> {
   const { results } = await db
-    .prepare(`SELECT ${COLUMNS} FROM agents a WHERE a.owner_account_id = ? AND a.rowid > ? ORDER BY a.rowid LIMIT ?`)
+    .prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.owner_account_id = ? AND a.rowid > ? ORDER BY a.rowid LIMIT ?`)
     .bind(accountId, afterRowid, limit)
     .all<AgentRow>()
   return results
@@ -142,13 +142,17 @@ export const SCORE_K = 8
 export const POPULARITY_WEIGHT = 0.02
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
 
+/** The score rankCandidatesQuery computes in SQL, operation for operation, so the doubles are equal. */
+export const blendedScore = (rel: number, executions: number) =>
+  ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K) + POPULARITY_WEIGHT * (executions / (executions + 1000))
+
 /** Agents a viewer may see, most executed first (the listing for an empty query). */
 export function listByPopularityQuery(db: D1Database, q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number }): Query<ScoredAgent[]> {
   const vis = visibilityClause(q.filter, q.viewer)
   return {
     statement: db
       .prepare(
-        `SELECT ${COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
+        `SELECT ${AGENT_COLUMNS}, round(${popularity}, 6) AS score FROM agents a WHERE ${vis.sql}
           ORDER BY a.executions DESC, a.rowid LIMIT ? OFFSET ?`,
       )
       .bind(...vis.binds, q.limit, q.offset),
@@ -296,7 +300,7 @@ export function rankCandidatesQuery(
            FROM c JOIN agents a ON a.rowid = c.rid
           WHERE ${vis.sql}
           ORDER BY raw DESC, a.executions DESC, c.rid LIMIT ? OFFSET ?)
-       SELECT ${COLUMNS}, page.raw, page.ranked FROM page JOIN agents a ON a.rowid = page.rid
+       SELECT ${AGENT_COLUMNS}, page.raw, page.ranked FROM page JOIN agents a ON a.rowid = page.rid
         ORDER BY page.raw DESC, page.executions DESC, page.rid`,
     )
     .bind(...source.binds, ...vis.binds, q.limit, q.offset)
@@ -322,7 +326,7 @@ export function trigramCandidatesQuery(
     statement: db
       .prepare(
         `WITH hits AS MATERIALIZED (SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel FROM agents_trigram t WHERE agents_trigram MATCH ? ORDER BY rank LIMIT 500)
-         SELECT ${COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
+         SELECT ${AGENT_COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
           WHERE ${vis.sql} ORDER BY hits.rel DESC, a.rowid LIMIT ?`,
       )
       .bind(q.match, ...vis.binds, q.limit),

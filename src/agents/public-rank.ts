@@ -1,0 +1,185 @@
+/**
+ * Public searches ranked in the Worker. A public page depends only on relevance (the cached phrase
+ * lists), visibility and executions, so each isolate keeps every public agent's executions by rowid:
+ * loaded once per index version, then kept current from the change log (migration 0010) with one
+ * small statement sent along with the search's first read. D1 then returns just the page's rows,
+ * instead of joining every candidate that might rank.
+ */
+import { blendedScore, POPULARITY_WEIGHT, runQuery, SCORE_K, type Read } from '../db/agents'
+import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
+import { DENSE_ROWIDS, type Matches } from './relevance'
+
+interface PublicState extends CatalogPoint {
+  /** Executions by rowid; -1 (or past the end) where the agent is not public. */
+  executions: Float64Array
+}
+
+let state: PublicState | null = null
+/** When a search of this isolate started loading the state, or 0; searches meanwhile rank in D1. */
+let loadingSince = 0
+/** A load that has not finished by then was abandoned (its request cancelled). */
+const LOAD_GIVEN_UP_MS = 30_000
+
+/** `<epoch>:<version>:<index version>` as the token read returns it. */
+export function catalogPoint(catalogVersion: string): CatalogPoint | null {
+  const [epoch, version, index] = catalogVersion.split(':')
+  if (!epoch || !version || !index) return null
+  return { index: `${epoch}:${index}`, version: Number(version) }
+}
+
+export interface RankedAgent {
+  rowid: number
+  raw: number
+  executions: number
+}
+
+/** Is `a` ranked above `b`: score, then executions, then rowid (as the SQL ranking orders). */
+function above(raw: number, executions: number, rowid: number, b: RankedAgent): boolean {
+  return raw > b.raw || (raw === b.raw && (executions > b.executions || (executions === b.executions && rowid < b.rowid)))
+}
+
+/**
+ * The least relevance that can still reach a score of `raw`: popularity adds at most
+ * POPULARITY_WEIGHT. Lowered by a hair, so rounding can only let a match through to be scored.
+ */
+function relevanceFloor(raw: number): number {
+  const y = (raw - POPULARITY_WEIGHT) / (1 - POPULARITY_WEIGHT)
+  if (y <= 0) return -Infinity
+  const rel = (SCORE_K * y) / (1 - y)
+  return rel - 1e-9 * (1 + Math.abs(rel))
+}
+
+/** The best `k` public matches, best first. */
+export function rankPublic(m: Matches, executions: Float64Array, k: number): RankedAgent[] {
+  const best: RankedAgent[] = []
+  if (k <= 0) return best
+  // A small sorted window of the best k beats sorting every visible match for the usual page sizes;
+  // once it is full, a match whose relevance cannot reach its last score is passed over unscored.
+  const windowed = k <= 64
+  let floor = -Infinity
+  for (let i = 0; i < m.rowids.length; i++) {
+    const rel = m.rels[i]
+    if (rel < floor) continue
+    const rowid = m.rowids[i]
+    const e = rowid < executions.length ? executions[rowid] : -1
+    if (e < 0) continue
+    const raw = blendedScore(rel, e)
+    if (!windowed) {
+      best.push({ rowid, raw, executions: e })
+      continue
+    }
+    if (best.length === k && !above(raw, e, rowid, best[k - 1])) continue
+    let j = best.length === k ? k - 1 : best.length
+    while (j > 0 && above(raw, e, rowid, best[j - 1])) {
+      best[j] = best[j - 1]
+      j--
+    }
+    best[j] = { rowid, raw, executions: e }
+    if (best.length === k) floor = relevanceFloor(best[k - 1].raw)
+  }
+  if (windowed) return best
+  return best.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).slice(0, k)
+}
+
+function grown(executions: Float64Array, rowid: number): Float64Array {
+  if (rowid < executions.length) return executions
+  const next = new Float64Array(Math.max(rowid + 1, 2 * executions.length)).fill(-1)
+  next.set(executions)
+  return next
+}
+
+/** Every public agent, chunk after chunk; null when the catalog's agents changed meanwhile or rowids run too high. */
+async function load(db: D1Database, read: Read): Promise<PublicState | null> {
+  let executions: Float64Array = new Float64Array(1024).fill(-1)
+  let first: CatalogPoint | null = null
+  let after = 0
+  for (;;) {
+    const chunk = await runQuery(read, publicAgentsQuery(db, after))
+    // Later chunks may be newer than the first: the changes since the first one's version, read
+    // next, bring every agent to one version again.
+    if (first && chunk.index !== first.index) return null
+    first ??= chunk
+    for (let i = 0; i < chunk.agents.length; i += 2) {
+      const rowid = chunk.agents[i]
+      if (rowid >= DENSE_ROWIDS) return null
+      executions = grown(executions, rowid)
+      executions[rowid] = chunk.agents[i + 1]
+      after = rowid
+    }
+    if (chunk.agents.length < 2 * PUBLIC_CHUNK) return { index: first.index, version: first.version, executions }
+  }
+}
+
+/** Applies the changes since `since`; false when they cannot bring this state up to date. */
+function apply(changes: AgentChanges, since: number): boolean {
+  if (!state || changes.index !== state.index) return false
+  // Older entries may have been dropped from the log.
+  if (changes.version - since > CHANGE_LOG_LENGTH) return false
+  // Another search of this isolate brought the state further meanwhile.
+  if (changes.version <= state.version) return true
+  const c = changes.changed
+  for (let i = 0; i < c.length; i += 3) {
+    const rowid = c[i]
+    if (rowid >= DENSE_ROWIDS) {
+      state = null
+      return false
+    }
+    state.executions = grown(state.executions, rowid)
+    state.executions[rowid] = c[i + 1] === 1 ? c[i + 2] : -1
+  }
+  state.version = changes.version
+  return true
+}
+
+export interface PublicRanker {
+  /** The search's reads; the first also brings the state up to date when it is behind. */
+  read: Read
+  /** The best `k` public matches, or null once the state cannot rank for this search. */
+  rank(m: Matches, k: number): RankedAgent[] | null
+  /** True once the state is known to be at least as new as the catalog this search saw. */
+  current(): boolean
+}
+
+/**
+ * A ranker for a search that saw catalog `seen`, loading the state first when this isolate has none
+ * for that index version (or is too far behind for the change log); null when search must rank in
+ * D1 instead (another search is loading the state, or the catalog cannot be held).
+ */
+export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoint): Promise<PublicRanker | null> {
+  if (!state || state.index !== seen.index || seen.version - state.version > CHANGE_LOG_LENGTH) {
+    if (loadingSince && Date.now() - loadingSince < LOAD_GIVEN_UP_MS) return null
+    loadingSince = Date.now()
+    try {
+      const loaded = await load(db, read)
+      if (loaded && (!state || loaded.index !== state.index || loaded.version > state.version)) state = loaded
+    } finally {
+      loadingSince = 0
+    }
+    if (!state || state.index !== seen.index) return null
+  }
+  const fits = () => state !== null && state.index === seen.index
+  // The guess and the page rank the same matches: the second time comes from here unless the state moved.
+  let last: { m: Matches; k: number; executions: Float64Array; version: number; ranked: RankedAgent[] } | null = null
+  const rank = (m: Matches, k: number) => {
+    if (!fits()) return null
+    const { executions, version } = state!
+    if (last?.m !== m || last.k !== k || last.executions !== executions || last.version !== version) {
+      last = { m, k, executions, version, ranked: rankPublic(m, executions, k) }
+    }
+    return last.ranked
+  }
+  let upToDate = state.version >= seen.version
+  const current = () => upToDate && fits()
+  if (upToDate) return { read, rank, current }
+  const since = state.version
+  let first = true
+  const readWithChanges: Read = async (statements) => {
+    if (!first) return read(statements)
+    first = false
+    const changes = agentChangesQuery(db, since)
+    const results = await read([...statements, changes.statement])
+    upToDate = apply(changes.read(results[results.length - 1]), since) && state!.version >= seen.version
+    return results.slice(0, -1)
+  }
+  return { read: readWithChanges, rank, current }
+}

@@ -1,0 +1,81 @@
+/**
+ * What the Worker needs to rank public agents itself: public agents' executions by rowid, the agents
+ * changed since a catalog version (migration 0010), and agent rows by rowid.
+ */
+import { AGENT_COLUMNS, type AgentRow, type Query } from './agents'
+
+/** Changes kept in `agent_changes` (migration 0010): an isolate further behind reloads. */
+export const CHANGE_LOG_LENGTH = 10_000
+
+/**
+ * Public agents per chunk: at most 22 bytes each in the text that carries them, so a chunk stays under
+ * D1's 2 MB limit on a value.
+ */
+export const PUBLIC_CHUNK = 50_000
+
+/** The catalog a read saw: `<epoch>:<index version>` and the catalog version. */
+export interface CatalogPoint {
+  index: string
+  version: number
+}
+
+export interface PublicAgentsChunk extends CatalogPoint {
+  /** Rowid and executions of each public agent in the chunk, flat: [rowid, executions, rowid, ...]. */
+  agents: number[]
+}
+
+const POINT = `v.epoch || ':' || v.index_version AS idx, v.version AS version`
+
+/** Up to PUBLIC_CHUNK public agents with rowids above `afterRowid`, in rowid order. */
+export function publicAgentsQuery(db: D1Database, afterRowid: number): Query<PublicAgentsChunk> {
+  return {
+    statement: db
+      .prepare(
+        `SELECT ${POINT},
+                (SELECT group_concat(rowid || ' ' || executions, ' ') FROM (
+                   SELECT rowid, executions FROM agents INDEXED BY agents_public
+                    WHERE visibility = 'public' AND rowid > ? ORDER BY rowid LIMIT ${PUBLIC_CHUNK})) AS agents
+           FROM catalog_version v WHERE v.id = 1`,
+      )
+      .bind(afterRowid),
+    read: ({ results }) => {
+      const row = results[0] as { idx: string; version: number; agents: string | null }
+      return { index: row.idx, version: row.version, agents: numbers(row.agents) }
+    },
+  }
+}
+
+export interface AgentChanges extends CatalogPoint {
+  /** Each agent updated after the version asked for, flat: [rowid, public (1 or 0), executions, ...]. */
+  changed: number[]
+}
+
+/** The agents updated after catalog version `since`, as they are now. */
+export function agentChangesQuery(db: D1Database, since: number): Query<AgentChanges> {
+  return {
+    statement: db
+      .prepare(
+        `SELECT ${POINT},
+                (SELECT group_concat(a.rowid || ' ' || (a.visibility = 'public') || ' ' || a.executions, ' ')
+                   FROM agents a WHERE a.rowid IN (SELECT agent_rowid FROM agent_changes WHERE version > ?)) AS changed
+           FROM catalog_version v WHERE v.id = 1`,
+      )
+      .bind(since),
+    read: ({ results }) => {
+      const row = results[0] as { idx: string; version: number; changed: string | null }
+      return { index: row.idx, version: row.version, changed: numbers(row.changed) }
+    },
+  }
+}
+
+/** Agent rows by rowid, in no particular order; rowids no agent has are left out. */
+export function agentsByRowidQuery(db: D1Database, rowids: number[]): Query<AgentRow[]> {
+  return {
+    statement: db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.rowid IN (SELECT value FROM json_each(?))`).bind(JSON.stringify(rowids)),
+    read: ({ results }) => results as unknown as AgentRow[],
+  }
+}
+
+function numbers(text: string | null): number[] {
+  return text ? text.split(' ').map(Number) : []
+}
