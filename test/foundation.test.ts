@@ -1,4 +1,4 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test'
 import { describe, expect, it, vi } from 'vitest'
 import { createApp } from '../src/app'
 import { ADMIN, action, createAccount, createToken, newCaller, request, type Json } from './helpers'
@@ -33,6 +33,27 @@ describe('routing and envelopes', () => {
       const res = await request('POST', '/v1/action/search', { token, raw, headers: { 'content-type': 'application/json' } })
       expect(res.status, raw).toBe(400)
     }
+  })
+
+  it('measures a body with or without a declared length, and refuses text that is not UTF-8', async () => {
+    const { token } = await newCaller()
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const streamed = (chunks: string[]) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+          controller.close()
+        },
+      })
+    const post = (body: BodyInit) => SELF.fetch('https://api.test/v1/action/search', { method: 'POST', headers, body })
+    const big = await post(streamed(['{"query":"', 'a'.repeat(600 * 1024), 'a'.repeat(600 * 1024), '"}']))
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as Json).code).toBe('PAYLOAD_TOO_LARGE')
+    const small = await post(streamed(['{"query":', '"sales"}']))
+    expect(small.status).toBe(200)
+    const latin1 = await post(new Uint8Array([0x7b, 0x22, 0x71, 0xe9, 0x22, 0x3a, 0x31, 0x7d]))
+    expect(latin1.status).toBe(400)
+    expect(((await latin1.json()) as Json).error).toContain('UTF-8')
   })
 
   it('turns an unexpected error into a generic 500 with the request id, logging the stack', async () => {

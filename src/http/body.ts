@@ -27,7 +27,16 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
 
   const body = c.req.raw.body
   let text = ''
-  if (body) {
+  if (body && Number.isFinite(declared)) {
+    // A declared length frames the body, so it is read whole (and still measured).
+    const bytes = await c.req.raw.arrayBuffer()
+    if (bytes.byteLength > max) throw tooLarge()
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+    } catch {
+      throw new ApiError('INVALID_JSON', 'Request body is not valid UTF-8 text')
+    }
+  } else if (body) {
     const reader = body.getReader()
     const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
     let size = 0
