@@ -1,4 +1,5 @@
-import { env } from 'cloudflare:test'
+import { createScheduledController, env } from 'cloudflare:test'
+import worker from '../src/index'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { action, createTeam, newCaller, type Json } from './helpers'
 
@@ -162,5 +163,28 @@ describe('exact search pages', () => {
       const expected = await bruteForce(match, 'public')
       expect(await searchIds(query, 'public', limit, page)).toEqual(expected.slice(page * limit, page * limit + limit))
     }
+  })
+
+  it('stay exact when the cron merges the text indexes, which it does again only after agent text changes', async () => {
+    const segments = async (table: string) => (await env.DB.prepare(`SELECT count(DISTINCT segid) AS n FROM ${table}_idx`).first<{ n: number }>())!.n
+    const cron = () => worker.scheduled(createScheduledController({ cron: '*/15 * * * *' }), env)
+    expect(await segments('agents_fts')).toBeGreaterThan(1)
+    expect(await segments('agents_trigram')).toBeGreaterThan(1)
+    await cron()
+    expect(await segments('agents_fts')).toBe(1)
+    expect(await segments('agents_trigram')).toBe(1)
+    const versions = () => env.DB.prepare('SELECT index_version AS idx, merged_index_version AS merged FROM catalog_version').first<{ idx: number; merged: number }>()
+    expect((await versions())!.merged).toBe((await versions())!.idx)
+    for (const query of [VOCAB.slice(0, 2).join(' '), VOCAB.slice(7, 10).join(' '), `${VOCAB[4]} ${VOCAB[40].slice(0, 3)}`]) {
+      const terms = query.split(' ')
+      const match = terms.map((t, i) => (i === terms.length - 1 && !VOCAB.includes(t) ? `"${t}"*` : `"${t}"`)).join(' OR ')
+      expect(await searchIds(query, 'public', 10, 1), query).toEqual((await bruteForce(match, 'public')).slice(10, 20))
+    }
+    // Text written after the merge leaves a new segment and a newer index version: the next run merges it.
+    await env.DB.prepare(`UPDATE agents SET description = description || ' merged later' WHERE id = 'exact5'`).run()
+    expect(await segments('agents_fts')).toBe(2)
+    await cron()
+    expect(await segments('agents_fts')).toBe(1)
+    expect((await versions())!.merged).toBe((await versions())!.idx)
   })
 })

@@ -46,7 +46,7 @@ export async function startDevServer({ name, sql = [], vars = {}, fresh = true }
   const inspector = await freePort()
   const adminToken = randomBytes(16).toString('hex')
   const allVars = { ADMIN_TOKEN: adminToken, ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...vars }
-  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist, '--log-level', 'error', '--show-interactive-dev-session=false']
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist, '--log-level', 'error', '--show-interactive-dev-session=false', '--test-scheduled']
   for (const [k, v] of Object.entries(allVars)) args.push('--var', `${k}:${v}`)
   // wrangler dev's local trace collector stores every request's spans in a SQLite file inside the same
   // workerd process as the Worker: a development aid, not part of a deployed Worker, so it stays off
@@ -79,6 +79,24 @@ export async function startDevServer({ name, sql = [], vars = {}, fresh = true }
       setTimeout(() => child.kill('SIGKILL'), 5000).unref()
     })
   return { url, adminToken, stop, pid: child.pid, executeSql, log: () => log, inspectorPort: inspector }
+}
+
+/**
+ * Runs the Worker's cron handler (as the deployed cron would every 15 minutes) until a run has
+ * nothing left to do: each run's work is bounded, so a large catalog's index upkeep takes several.
+ * A run with nothing to do only reads a row, so one finishing in under `idleMs` means done.
+ * Returns the number of runs and the seconds they took.
+ */
+export async function runCronUntilIdle(server, { idleMs = 500, maxRuns = 50 } = {}) {
+  const t0 = Date.now()
+  for (let runs = 1; runs <= maxRuns; runs++) {
+    const start = Date.now()
+    const res = await fetch(`${server.url}/__scheduled?cron=${encodeURIComponent('*/15 * * * *')}`)
+    await res.arrayBuffer()
+    if (!res.ok) throw new Error(`the cron handler answered ${res.status}`)
+    if (Date.now() - start < idleMs) return { runs, seconds: (Date.now() - t0) / 1000 }
+  }
+  throw new Error(`the cron handler still had work after ${maxRuns} runs`)
 }
 
 /** Creates an account (with limits high enough for load) and a token through the admin API. */

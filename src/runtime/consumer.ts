@@ -3,6 +3,7 @@ import { readConfig } from '../config'
 import { teamIdsOf } from '../db/accounts'
 import { claimRun, failRun, getRun, releaseRun, setCallbackState, type RunRow } from '../db/runs'
 import { purgeExpired } from '../db/variables'
+import { maintainTextIndexes } from '../agents/maintenance'
 import type { Env } from '../env'
 import { isTransient } from '../http/map-error'
 import { hmacSha256Hex } from '../lib/crypto'
@@ -147,7 +148,8 @@ export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx
   )
 }
 
-/** Cron: drops expired variables, idempotency keys and old rate-limit rows. */
+/** Cron: drops expired variables, idempotency keys and old rate-limit rows; merges the agent text indexes once agent text changed. */
 export async function handleScheduled(_controller: ScheduledController, env: Env): Promise<void> {
   await purgeExpired(env.DB, Date.now())
+  await maintainTextIndexes(env.DB)
 }
