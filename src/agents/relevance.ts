@@ -103,7 +103,7 @@ export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[
 
 /** Every agent the OR query matches, with its bm25 relevance. */
 export interface Matches {
-  rowids: Float64Array
+  rowids: Uint32Array | Float64Array
   rels: Float64Array
   /** The FTS5 OR expression of the phrases, whose bm25 gives the same relevance. */
   match: string
@@ -130,6 +130,7 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
     size += l.rowids.length
     max = Math.max(max, l.rowids[l.rowids.length - 1] ?? 0)
   }
+  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match }
   if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match }
   if (acc.length <= max) {
     acc = new Float64Array(max + 1)
