@@ -1,6 +1,7 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test'
 import { describe, expect, it, vi } from 'vitest'
 import { createApp } from '../src/app'
+import { successBody, successJson } from '../src/http/envelope'
 import { ADMIN, action, createAccount, createToken, newCaller, request, type Json } from './helpers'
 
 describe('routing and envelopes', () => {
@@ -32,6 +33,14 @@ describe('routing and envelopes', () => {
     for (const raw of ['[1,2]', '"text"', 'null', '12']) {
       const res = await request('POST', '/v1/action/search', { token, raw, headers: { 'content-type': 'application/json' } })
       expect(res.status, raw).toBe(400)
+    }
+  })
+
+  it('writes the success envelope from stored JSON text exactly as it would serialize it', () => {
+    const cases: [unknown, unknown][] = [[[{ a: 1, 'b"': 'é\n' }], undefined], [null, undefined], ['text', { page: 2 }], [{ nested: [1, { x: null }] }, []]]
+    for (const [response, metadata] of cases) {
+      const text = successJson(JSON.stringify(response), metadata === undefined ? null : JSON.stringify(metadata))
+      expect(text).toBe(JSON.stringify(successBody(response, metadata === undefined ? {} : { metadata })))
     }
   })
 

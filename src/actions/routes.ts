@@ -72,6 +72,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
 export function renderOutcome(c: Context<AppEnv>, outcome: CallOutcome): Response {
   c.header('x-run-id', outcome.runId)
   if (outcome.kind === 'done') {
+    if (outcome.body !== undefined) return c.body(outcome.body, 200, { 'content-type': 'application/json' })
     const { response, metadata } = outcome.presented
     return c.json(successBody(response, metadata === undefined ? {} : { metadata }))
   }

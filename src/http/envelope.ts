@@ -7,6 +7,11 @@ export function successBody(response: unknown, extra: Record<string, unknown> = 
   return { status, ...extra, response }
 }
 
+/** successBody as JSON text, built from the JSON text of the response (and metadata) without serializing them again. */
+export function successJson(responseJson: string, metadataJson: string | null = null, status = 200): string {
+  return `{"status":${status}${metadataJson === null ? '' : `,"metadata":${metadataJson}`},"response":${responseJson}}`
+}
+
 /** The error envelope: the first three fields are what existing clients read. */
 export function errorBody(status: number, message: string, code: string, details: ErrorDetail[], requestId: string) {
   return { status, response: null, error: message, code, details, request_id: requestId }

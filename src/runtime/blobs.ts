@@ -12,6 +12,11 @@ export async function encodeJson(cache: KVNamespace, key: string, value: unknown
   return JSON.stringify({ $kv: `blob:${key}` })
 }
 
+/** True when `text` (from encodeJson) is the value's JSON itself rather than a pointer to KV. */
+export function isInlineJson(text: string): boolean {
+  return !text.startsWith(MARKER)
+}
+
 export async function decodeJson(cache: KVNamespace, text: string | null): Promise<unknown> {
   if (text === null) return null
   if (text.startsWith(MARKER)) {

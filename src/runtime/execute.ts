@@ -5,6 +5,7 @@ import { claimKeyWithRun } from '../db/idempotency'
 import { extendLease, failRun, getRun, getStep, insertFinishedRun, insertRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
 import { getVariables, putVariable } from '../db/variables'
 import type { Env } from '../env'
+import { successJson } from '../http/envelope'
 import { ApiError, type ErrorCode } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import { parseOrThrow } from '../http/validate'
@@ -12,7 +13,7 @@ import { open, seal, sha256Hex } from '../lib/crypto'
 import { newId } from '../lib/ids'
 import { assertPublicUrl } from '../providers/web/address'
 import { createGuardedFetch } from '../providers/web/fetch'
-import { decodeJson, encodeJson } from './blobs'
+import { decodeJson, encodeJson, isInlineJson } from './blobs'
 import type { ActionContext, Admission, RunAccount } from './context'
 import { isContinueLater } from './jobs'
 import { errorFields, type Logger } from './log'
@@ -41,7 +42,7 @@ export interface Caller {
 }
 
 export type CallOutcome =
-  | { kind: 'done'; runId: string; presented: Presented }
+  | { kind: 'done'; runId: string; presented: Presented; /** The success envelope as JSON text, when the run kept it at hand. */ body?: string }
   | { kind: 'failed'; runId: string; error: ApiError }
   | { kind: 'pending'; runId: string; state: string }
 
@@ -253,8 +254,8 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   }
 
   try {
-    const presented = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending, gate)
-    return { kind: 'done', runId, presented }
+    const { presented, body } = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending, gate)
+    return { kind: 'done', runId, presented, body: body ?? undefined }
   } catch (err) {
     // A refused request has no run to record; any other failure is recorded once the request is counted.
     if (gate?.refused) throw err
@@ -319,7 +320,7 @@ export async function executeRun(
   run: Pick<RunRow, 'id' | 'workflow_id' | 'output_variable_name'>,
   pending?: NewRun,
   admission?: Admission,
-): Promise<Presented> {
+): Promise<{ presented: Presented; body: string | null }> {
   const output = await action.run(input, ctx)
   await admission?.admit()
   const presented: Presented = action.present ? action.present(output) : { response: output }
@@ -336,7 +337,9 @@ export async function executeRun(
     const value = await encodeJson(rt.env.CACHE, `var:${ctx.account.id}:${run.workflow_id}:${run.output_variable_name}`, output)
     await putVariable(rt.env.DB, ctx.account.id, run.workflow_id, run.output_variable_name, value, now, now + rt.config.variableTtlSeconds * 1000)
   }
-  return presented
+  // The stored text is the response's JSON already: the envelope reuses it instead of serializing the output twice.
+  const inline = presented.response !== undefined && isInlineJson(outText) && (metaText === null || isInlineJson(metaText))
+  return { presented, body: inline ? successJson(outText, metaText) : null }
 }
 
 /** Opens the stored job input of a queued run. */
