@@ -1,6 +1,9 @@
 import { createScheduledController, env } from 'cloudflare:test'
 import worker from '../src/index'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { loadPublicState } from '../src/agents/public-rank'
+import { completeLists } from '../src/agents/relevance'
+import { phraseListsQuery, runQuery, type PhraseList } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
 
 /**
@@ -186,5 +189,30 @@ describe('exact search pages', () => {
     await cron()
     expect(await segments('agents_fts')).toBe(1)
     expect((await versions())!.merged).toBe((await versions())!.idx)
+  })
+
+  it('read a relevance list longer than a chunk chunk by chunk, with the same agents and values', async () => {
+    const read = (statements: D1PreparedStatement[]) => env.DB.batch<Record<string, unknown>>(statements)
+    const phrases = [`"${VOCAB[0]}"`, `"${VOCAB[1]}"`, `"${VOCAB[299]}"`, '"qqzznothing"']
+    const prefix = `"${VOCAB[2].slice(0, 2)}"*`
+    const whole = await runQuery(read, phraseListsQuery(env.DB, phrases, { phrase: prefix, unless: '"qqzznothing"' }))
+    expect(whole.lists[0].rowids.length).toBeGreaterThan(100)
+    expect(whole.fallback!.rowids.length).toBeGreaterThan(100)
+    const chunk = 37
+    const missing = { phrases, fallback: prefix, query: phraseListsQuery(env.DB, phrases, { phrase: prefix, unless: '"qqzznothing"' }, chunk) }
+    const first = await runQuery(read, missing.query)
+    expect(first.lists[0].rowids.length).toBe(chunk)
+    const chunked = await completeLists(env.DB, read, missing, first, chunk)
+    const pairs = (l: PhraseList) => Array.from(l.rowids, (r, i) => [r, l.values[l.at[i]]])
+    chunked.lists.forEach((l, i) => expect(pairs(l), phrases[i]).toEqual(pairs(whole.lists[i])))
+    expect(pairs(chunked.fallback!)).toEqual(pairs(whole.fallback!))
+  })
+
+  it('load the public agents chunk by chunk, every one with its executions', async () => {
+    const read = (statements: D1PreparedStatement[]) => env.DB.batch<Record<string, unknown>>(statements)
+    const state = await loadPublicState(env.DB, read, 100)
+    const { results } = await env.DB.prepare(`SELECT rowid, visibility, executions FROM agents`).all<{ rowid: number; visibility: string; executions: number }>()
+    expect(results.filter((r) => r.visibility === 'public').length).toBeGreaterThan(300)
+    for (const r of results) expect(state!.executions[r.rowid] ?? -1, String(r.rowid)).toBe(r.visibility === 'public' ? r.executions : -1)
   })
 })

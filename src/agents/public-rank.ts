@@ -9,7 +9,7 @@ import { blendedScore, POPULARITY_WEIGHT, runQuery, SCORE_K, type Read } from '.
 import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
 import { DENSE_ROWIDS, type Matches } from './relevance'
 
-interface PublicState extends CatalogPoint {
+export interface PublicState extends CatalogPoint {
   /** Executions by rowid; -1 (or past the end) where the agent is not public. */
   executions: Float64Array
 }
@@ -89,24 +89,24 @@ function grown(executions: Float64Array, rowid: number): Float64Array {
 }
 
 /** Every public agent, chunk after chunk; null when the catalog's agents changed meanwhile or rowids run too high. */
-async function load(db: D1Database, read: Read): Promise<PublicState | null> {
+export async function loadPublicState(db: D1Database, read: Read, chunk = PUBLIC_CHUNK): Promise<PublicState | null> {
   let executions: Float64Array = new Float64Array(1024).fill(-1)
   let first: CatalogPoint | null = null
   let after = 0
   for (;;) {
-    const chunk = await runQuery(read, publicAgentsQuery(db, after))
+    const part = await runQuery(read, publicAgentsQuery(db, after, chunk))
     // Later chunks may be newer than the first: the changes since the first one's version, read
     // next, bring every agent to one version again.
-    if (first && chunk.index !== first.index) return null
-    first ??= chunk
-    for (let i = 0; i < chunk.agents.length; i += 2) {
-      const rowid = chunk.agents[i]
+    if (first && part.index !== first.index) return null
+    first ??= part
+    for (let i = 0; i < part.agents.length; i += 2) {
+      const rowid = part.agents[i]
       if (rowid >= DENSE_ROWIDS) return null
       executions = grown(executions, rowid)
-      executions[rowid] = chunk.agents[i + 1]
+      executions[rowid] = part.agents[i + 1]
       after = rowid
     }
-    if (chunk.agents.length < 2 * PUBLIC_CHUNK) return { index: first.index, version: first.version, executions }
+    if (part.agents.length < 2 * chunk) return { index: first.index, version: first.version, executions }
   }
 }
 
@@ -150,7 +150,7 @@ export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoin
     if (loadingSince && Date.now() - loadingSince < LOAD_GIVEN_UP_MS) return null
     loadingSince = Date.now()
     try {
-      const loaded = await load(db, read)
+      const loaded = await loadPublicState(db, read)
       if (loaded && (!state || loaded.index !== state.index || loaded.version > state.version)) state = loaded
     } finally {
       loadingSince = 0

@@ -2,7 +2,7 @@
  * Relevance of the agents a word query matches, from per-phrase lists that FTS5 scores once and the
  * Worker keeps until agent text changes.
  */
-import { listBytes, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query } from '../db/agents'
+import { joinLists, LIST_CHUNK, listBytes, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
 import { ByteLru } from '../lib/lru'
 import { phrase } from './query'
 
@@ -54,6 +54,8 @@ export function lookupPhrases(indexVersion: string | null, terms: string[]): Que
 /** What the cache lacks: the phrases to read and the query reading them, or null when it has everything. */
 export interface MissingLists {
   phrases: string[]
+  /** The prefix phrase read in case the last word matches nothing, or null. */
+  fallback: string | null
   query: Query<FetchedLists>
 }
 
@@ -63,7 +65,31 @@ export function missingLists(db: D1Database, q: QueryPhrases): MissingLists | nu
   // The prefix is needed unless the last term is known to match as a word.
   const wantPrefix = q.prefix !== null && q.prefixList === undefined && !(q.lists.get(lastExpr)?.rowids.length)
   if (phrases.length === 0 && !wantPrefix) return null
-  return { phrases, query: phraseListsQuery(db, phrases, wantPrefix ? { phrase: q.prefix!, unless: lastExpr } : null) }
+  const fallback = wantPrefix ? q.prefix! : null
+  return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null) }
+}
+
+/**
+ * The fetched lists made whole: a list that filled its first chunk (a word in more agents than a
+ * chunk holds) is read on, the next chunk of every such list in one round trip, until each ends.
+ */
+export async function completeLists(db: D1Database, read: Read, missing: MissingLists, fetched: FetchedLists, chunk = LIST_CHUNK): Promise<FetchedLists> {
+  const entries = missing.phrases.map((phrase, i) => ({ phrase, parts: [fetched.lists[i]] }))
+  if (missing.fallback && fetched.fallback) entries.push({ phrase: missing.fallback, parts: [fetched.fallback] })
+  const full = (parts: PhraseList[]) => parts[parts.length - 1].rowids.length === chunk
+  let open = entries.filter((e) => full(e.parts))
+  if (open.length === 0) return fetched
+  while (open.length > 0) {
+    const queries = open.map((e) => {
+      const last = e.parts[e.parts.length - 1]
+      return listChunkQuery(db, e.phrase, last.rowids[last.rowids.length - 1], chunk)
+    })
+    const results = await read(queries.map((q) => q.statement))
+    open.forEach((e, i) => e.parts.push(queries[i].read(results[i])))
+    open = open.filter((e) => full(e.parts))
+  }
+  const lists = entries.map((e) => joinLists(e.parts))
+  return { lists: lists.slice(0, missing.phrases.length), fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback }
 }
 
 /**

@@ -18,7 +18,7 @@ import { agentsByRowidQuery } from '../db/public-agents'
 import { ByteLru } from '../lib/lru'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
-import { absorb, candidatesOf, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
+import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
 
 /** Below this many word-index matches, typo-tolerant hits are merged in. */
 const FUZZY_THRESHOLD = 5
@@ -215,7 +215,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     // the page in the same round trip as reading them; when one does match, the page is made again.
     const guess = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? pager.guess(matches) : null
     const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
-    if (absorb(phrases, missing, fetched)) matches = sumLists(knownLists(phrases))
+    if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
   }
   const matched = matches.rowids.length
   const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)

@@ -177,11 +177,20 @@ export interface PhraseList {
 export const listBytes = (l: PhraseList) => l.rowids.byteLength + l.values.byteLength + l.at.byteLength
 
 /**
- * bm25 of a phrase for every agent it matches, as one text value ("rowid rel rowid rel ..."): far
- * cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every double exact.
+ * Agents per chunk of a relevance list: at most about 28 bytes each in the text that carries them, so
+ * a chunk stays under D1's 2 MB limit on a value. A longer list (a word in more than 50,000 agents)
+ * is read chunk after chunk.
  */
-const relevanceList = (param: string) =>
-  `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts WHERE agents_fts MATCH ${param} ORDER BY rowid)
+export const LIST_CHUNK = 50_000
+
+/**
+ * bm25 of a phrase for up to `chunk` agents it matches past rowid `after`, as one text value ("rowid
+ * rel rowid rel ..."): far cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every
+ * double exact. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
+ */
+const relevanceList = (param: string, after: string, chunk: number) =>
+  `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
+      WHERE agents_fts MATCH ${param} AND rowid > ${after} ORDER BY rowid LIMIT ${chunk})
     SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x)`
 
 /** Reads a list as the relevance list query carries it: "rowid rel rowid rel ...", rowids ascending. */
@@ -189,12 +198,37 @@ export function parseList(text: string | null): PhraseList {
   const parts = text ? text.split(' ') : []
   const n = parts.length / 2
   const ids = new Float64Array(n)
+  const rels = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    ids[i] = Number(parts[2 * i])
+    rels[i] = Number(parts[2 * i + 1])
+  }
+  return buildList(ids, rels)
+}
+
+/** One list of the chunks of a list, in order. */
+export function joinLists(parts: PhraseList[]): PhraseList {
+  if (parts.length === 1) return parts[0]
+  const n = parts.reduce((sum, l) => sum + l.rowids.length, 0)
+  const ids = new Float64Array(n)
+  const rels = new Float64Array(n)
+  let i = 0
+  for (const l of parts) {
+    for (let j = 0; j < l.rowids.length; j++, i++) {
+      ids[i] = l.rowids[j]
+      rels[i] = l.values[l.at[j]]
+    }
+  }
+  return buildList(ids, rels)
+}
+
+function buildList(ids: Float64Array, rels: Float64Array): PhraseList {
+  const n = ids.length
   const index = new Map<number, number>()
   const values: number[] = []
   const at = new Uint32Array(n)
   for (let i = 0; i < n; i++) {
-    ids[i] = Number(parts[2 * i])
-    const rel = Number(parts[2 * i + 1])
+    const rel = rels[i]
     let k = index.get(rel)
     if (k === undefined) {
       k = values.length
@@ -240,14 +274,20 @@ export interface FetchedLists {
 }
 
 /**
- * Relevance lists of `phrases`. bm25 of an OR query is the sum over its phrases of exactly these
- * values (each phrase's idf and length normalization do not depend on the others). With `fallback`,
- * its list is read too, but only when the `unless` phrase matches nothing (CASE is lazy, so a short
- * prefix is never expanded needlessly); else it is null.
+ * Relevance lists of `phrases`, the first `chunk` agents of each. bm25 of an OR query is the sum over
+ * its phrases of exactly these values (each phrase's idf and length normalization do not depend on
+ * the others). With `fallback`, its list is read too, but only when the `unless` phrase matches
+ * nothing (CASE is lazy, so a short prefix is never expanded needlessly); else it is null. A list of
+ * `chunk` agents may go on: read the rest with `listChunkQuery`.
  */
-export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null): Query<FetchedLists> {
-  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`)} AS l${i}`)
-  columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1')} END AS fallback`)
+export function phraseListsQuery(
+  db: D1Database,
+  phrases: string[],
+  fallback: { phrase: string; unless: string } | null,
+  chunk = LIST_CHUNK,
+): Query<FetchedLists> {
+  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, '0', chunk)} AS l${i}`)
+  columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', '0', chunk)} END AS fallback`)
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases),
     read: ({ results }) => {
@@ -257,6 +297,14 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
         fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
       }
     },
+  }
+}
+
+/** The next `chunk` agents of a phrase's relevance list past rowid `after`. */
+export function listChunkQuery(db: D1Database, phrase: string, after: number, chunk = LIST_CHUNK): Query<PhraseList> {
+  return {
+    statement: db.prepare(`SELECT ${relevanceList('?1', '?2', chunk)} AS l`).bind(phrase, after),
+    read: ({ results }) => parseList((results[0] as { l: string | null } | undefined)?.l ?? null),
   }
 }
 

@@ -26,15 +26,15 @@ export interface PublicAgentsChunk extends CatalogPoint {
 
 const POINT = `v.epoch || ':' || v.index_version AS idx, v.version AS version`
 
-/** Up to PUBLIC_CHUNK public agents with rowids above `afterRowid`, in rowid order. */
-export function publicAgentsQuery(db: D1Database, afterRowid: number): Query<PublicAgentsChunk> {
+/** Up to `chunk` public agents with rowids above `afterRowid`, in rowid order. */
+export function publicAgentsQuery(db: D1Database, afterRowid: number, chunk = PUBLIC_CHUNK): Query<PublicAgentsChunk> {
   return {
     statement: db
       .prepare(
         `SELECT ${POINT},
                 (SELECT group_concat(rowid || ' ' || executions, ' ') FROM (
                    SELECT rowid, executions FROM agents INDEXED BY agents_public
-                    WHERE visibility = 'public' AND rowid > ? ORDER BY rowid LIMIT ${PUBLIC_CHUNK})) AS agents
+                    WHERE visibility = 'public' AND rowid > ? ORDER BY rowid LIMIT ${chunk})) AS agents
            FROM catalog_version v WHERE v.id = 1`,
       )
       .bind(afterRowid),
