@@ -53,9 +53,9 @@ function relevanceFloor(raw: number): number {
 export function rankPublic(m: Matches, executions: Float64Array, k: number): RankedAgent[] {
   const best: RankedAgent[] = []
   if (k <= 0) return best
-  // A small sorted window of the best k beats sorting every visible match for the usual page sizes;
-  // once it is full, a match whose relevance cannot reach its last score is passed over unscored.
-  const windowed = k <= 64
+  // A sorted window of the best k beats sorting every visible match for any page up to the tenth of
+  // 100; once it is full, a match whose relevance cannot reach its last score is passed over unscored.
+  const windowed = k <= 1000
   let floor = -Infinity
   for (let i = 0; i < m.rowids.length; i++) {
     const rel = m.rels[i]

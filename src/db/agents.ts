@@ -177,7 +177,7 @@ export interface PhraseList {
 export const listBytes = (l: PhraseList) => l.rowids.byteLength + l.values.byteLength + l.at.byteLength
 
 /**
- * Agents per chunk of a relevance list: at most about 28 bytes each in the text that carries them, so
+ * Agents per chunk of a relevance list: at most about 35 bytes each in the text that carries them, so
  * a chunk stays under D1's 2 MB limit on a value. A longer list (a word in more than 50,000 agents)
  * is read chunk after chunk.
  */
@@ -188,9 +188,9 @@ export const LIST_CHUNK = 50_000
  * rel rowid rel ..."): far cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every
  * double exact. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
  */
-const relevanceList = (param: string, after: string, chunk: number) =>
+const relevanceList = (param: string, after: string | null, chunk: number) =>
   `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
-      WHERE agents_fts MATCH ${param} AND rowid > ${after} ORDER BY rowid LIMIT ${chunk})
+      WHERE agents_fts MATCH ${param}${after === null ? '' : ` AND rowid > ${after}`} ORDER BY rowid LIMIT ${chunk})
     SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x)`
 
 /** Reads a list as the relevance list query carries it: "rowid rel rowid rel ...", rowids ascending. */
@@ -286,8 +286,8 @@ export function phraseListsQuery(
   fallback: { phrase: string; unless: string } | null,
   chunk = LIST_CHUNK,
 ): Query<FetchedLists> {
-  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, '0', chunk)} AS l${i}`)
-  columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', '0', chunk)} END AS fallback`)
+  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, null, chunk)} AS l${i}`)
+  columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', null, chunk)} END AS fallback`)
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases),
     read: ({ results }) => {

@@ -41,7 +41,8 @@ describe('the /docs page in headless Chromium', () => {
     await section.locator('summary', { hasText: 'Try it' }).click()
     await section.locator('textarea').fill('{"query":"youtube","limit":1}')
     await section.locator('button').click()
-    await expect.poll(() => section.locator('pre').textContent()).toMatch(/^200 /)
+    // A whole search round trip through the dev server: far more than the 1 s poll default on a busy machine.
+    await expect.poll(() => section.locator('pre').textContent(), { timeout: 15_000 }).toMatch(/^200 /)
     expect(await section.locator('pre').textContent()).toContain('invoke_agent_')
   })
 })
