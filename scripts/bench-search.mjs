@@ -3,8 +3,9 @@
  * `npm run bench:search [-- --agents 100000 --concurrency 16 --seconds 15]`: fills a local D1 with
  * generated agents, starts the Worker under wrangler dev, and measures POST /v1/action/search against
  * the authenticated trivial route GET /v1/me at the same concurrency in the same run.
- * `--agents 1000000` works too (loading takes a few minutes). `--reuse` measures the catalog an earlier
- * run of the same size left in .bench/ instead of loading it again. Search is first measured on the
+ * `--agents 1000000` works too, but local D1 loads about 8,000 agents a minute on a 2-core machine (the
+ * word and trigram indexes are built row by row), so that load takes about two hours. `--reuse` measures
+ * the catalog an earlier run of the same size left in .bench/ instead of loading it again. Search is first measured on the
  * fresh isolate, then after `--warmup` seconds (20 by default) of distinct queries.
  */
 import { cpus, totalmem } from 'node:os'
