@@ -5,7 +5,7 @@
  * small statement sent along with the search's first read. D1 then returns just the page's rows,
  * instead of joining every candidate that might rank.
  */
-import { blendedScore, POPULARITY_WEIGHT, runQuery, SCORE_K, type Read } from '../db/agents'
+import { blendedScore, relevanceFloor, runQuery, type Read } from '../db/agents'
 import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
 import { DENSE_ROWIDS, type Matches } from './relevance'
 
@@ -36,17 +36,6 @@ export interface RankedAgent {
 /** Is `a` ranked above `b`: score, then executions, then rowid (as the SQL ranking orders). */
 function above(raw: number, executions: number, rowid: number, b: RankedAgent): boolean {
   return raw > b.raw || (raw === b.raw && (executions > b.executions || (executions === b.executions && rowid < b.rowid)))
-}
-
-/**
- * The least relevance that can still reach a score of `raw`: popularity adds at most
- * POPULARITY_WEIGHT. Lowered by a hair, so rounding can only let a match through to be scored.
- */
-function relevanceFloor(raw: number): number {
-  const y = (raw - POPULARITY_WEIGHT) / (1 - POPULARITY_WEIGHT)
-  if (y <= 0) return -Infinity
-  const rel = (SCORE_K * y) / (1 - y)
-  return rel - 1e-9 * (1 + Math.abs(rel))
 }
 
 /** The best `k` public matches, best first. */

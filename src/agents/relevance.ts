@@ -150,13 +150,13 @@ let seen = new Uint8Array(0)
 export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches {
   const match = phrases.map((p) => p.expr).join(' OR ')
   const lists = phrases.map((p) => p.list)
+  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match }
   let max = 0
   let size = 0
   for (const l of lists) {
     size += l.rowids.length
     max = Math.max(max, l.rowids[l.rowids.length - 1] ?? 0)
   }
-  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match }
   if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match }
   if (acc.length <= max) {
     acc = new Float64Array(max + 1)

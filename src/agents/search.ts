@@ -1,7 +1,8 @@
 import {
   listByPopularityQuery,
-  POPULARITY_WEIGHT,
   rankCandidatesQuery,
+  relevanceFloor,
+  relevancePart,
   runQueries,
   runQuery,
   SCORE_K,
@@ -95,9 +96,6 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read
 
 const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
 
-/** The relevance part of a blended score, computed as the SQL computes it. */
-const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
-
 /** How search turns matches into the page: guessed along with the list read, then made exact. */
 interface Pager {
   /** A query answering the page if the matches stay as they are, to send with the list read. */
@@ -117,11 +115,8 @@ function d1Pager(db: D1Database, read: Read, base: { viewer: Viewer; filter: Vis
   const firstTry = (m: Matches) => {
     if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
     const kth = kthLargest(m.rels, k)
-    // The relevance c where relevancePart(c) + POPULARITY_WEIGHT = relevancePart(kth), solved for c.
-    const y = kth / (kth + SCORE_K) - POPULARITY_WEIGHT / (1 - POPULARITY_WEIGHT)
-    const cutoff = y > 0 ? (SCORE_K * y) / (1 - y) : 0
     return {
-      query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, cutoff), limit, offset }),
+      query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, relevanceFloor(relevancePart(kth))), limit, offset }),
       stands: (page: RankedPage) => {
         const last = page.rows[page.rows.length - 1]
         return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
@@ -161,10 +156,10 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
     const q = agentsByRowidQuery(db, rowids)
     return { statement: q.statement, read: (result) => q.read(result).forEach((r) => rows.set(r.rowid, r)) }
   }
-  const missing = (ranked: RankedAgent[]) => ranked.filter((r) => !rows.has(r.rowid)).map((r) => r.rowid)
+  const unread = (ranked: RankedAgent[]) => ranked.filter((r) => !rows.has(r.rowid)).map((r) => r.rowid)
   return {
     guess(m) {
-      return rowsQuery(missing((ranker.rank(m, offset + limit) ?? []).slice(offset)))
+      return rowsQuery(unread((ranker.rank(m, offset + limit) ?? []).slice(offset)))
     },
     async page(m) {
       // The first read brings the state up to date, which may move the ranking once more.
@@ -172,7 +167,7 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
         const ranked = ranker.rank(m, offset + limit)
         if (!ranked) break
         const page = ranked.slice(offset)
-        const need = missing(page)
+        const need = unread(page)
         if (need.length === 0 && ranker.current()) {
           const hits = page.map((r) => ({ row: rows.get(r.rowid)!, raw: r.raw }))
           if (hits.some((h) => h.row.visibility !== 'public')) break

@@ -142,9 +142,23 @@ export const SCORE_K = 8
 export const POPULARITY_WEIGHT = 0.02
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
 
+/** The relevance part of a blended score, computed as the SQL computes it. */
+export const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
+
 /** The score rankCandidatesQuery computes in SQL, operation for operation, so the doubles are equal. */
-export const blendedScore = (rel: number, executions: number) =>
-  ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K) + POPULARITY_WEIGHT * (executions / (executions + 1000))
+export const blendedScore = (rel: number, executions: number) => relevancePart(rel) + POPULARITY_WEIGHT * (executions / (executions + 1000))
+
+/**
+ * The least relevance whose score can still reach `score` (popularity adds at most
+ * POPULARITY_WEIGHT), lowered by a hair so rounding can only let a match through to be scored;
+ * -Infinity when any match can.
+ */
+export function relevanceFloor(score: number): number {
+  const y = (score - POPULARITY_WEIGHT) / (1 - POPULARITY_WEIGHT)
+  if (y <= 0) return -Infinity
+  const rel = (SCORE_K * y) / (1 - y)
+  return rel - 1e-9 * (1 + Math.abs(rel))
+}
 
 /** Agents a viewer may see, most executed first (the listing for an empty query). */
 export function listByPopularityQuery(db: D1Database, q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number }): Query<ScoredAgent[]> {

@@ -255,7 +255,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
 
   try {
     const { presented, body } = await executeRun(rt, ctx, action, input, { id: runId, workflow_id: caller.workflowId, output_variable_name: run.output_variable_name }, pending, gate)
-    return { kind: 'done', runId, presented, body: body ?? undefined }
+    return { kind: 'done', runId, presented, body }
   } catch (err) {
     // A refused request has no run to record; any other failure is recorded once the request is counted.
     if (gate?.refused) throw err
@@ -320,7 +320,7 @@ export async function executeRun(
   run: Pick<RunRow, 'id' | 'workflow_id' | 'output_variable_name'>,
   pending?: NewRun,
   admission?: Admission,
-): Promise<{ presented: Presented; body: string | null }> {
+): Promise<{ presented: Presented; body?: string }> {
   const output = await action.run(input, ctx)
   await admission?.admit()
   const presented: Presented = action.present ? action.present(output) : { response: output }
@@ -339,7 +339,7 @@ export async function executeRun(
   }
   // The stored text is the response's JSON already: the envelope reuses it instead of serializing the output twice.
   const inline = presented.response !== undefined && isInlineJson(outText) && (metaText === null || isInlineJson(metaText))
-  return { presented, body: inline ? successJson(outText, metaText) : null }
+  return { presented, body: inline ? successJson(outText, metaText) : undefined }
 }
 
 /** Opens the stored job input of a queued run. */
