@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { fakeDnsAnswer, TEST_DOH_URL } from './test/fake-dns'
 
 /**
  * Two projects, one `npm test`: `worker` runs the suite inside workerd (miniflare); `node` runs the
@@ -23,9 +24,13 @@ export default defineConfig(async () => {
                   WEBHOOK_SIGNING_SECRET: 'test-webhook-secret',
                   QUEUE_RETRY_BASE_SECONDS: '0',
                   QUEUE_WAIT_DEFAULT_SECONDS: '10',
+                  // Outbound host names are resolved (the SSRF check) by the fake resolver below.
+                  OUTBOUND_DOH_URL: TEST_DOH_URL,
                 },
-                // Tests never touch the internet: anything that reaches here was not mocked by a test.
+                // Tests never touch the internet: anything that reaches here, but DNS queries to the
+                // fake resolver, was not mocked by a test.
                 outboundService: (request: Request) =>
+                  fakeDnsAnswer(request) ??
                   new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
               },
             }),

@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { actionRoutes } from './actions/routes'
+import { grantRoutes } from './agents/grant-routes'
 import { agentRoutes } from './agents/routes'
 import { adminRoutes } from './auth/admin-routes'
 import { requireAuth } from './auth/principal'
@@ -42,6 +43,7 @@ export function createApp() {
   )
   app.route('/v1/tokens', authed().route('/', tokenRoutes()))
   app.route('/v1/agents', authed().route('/', agentRoutes()))
+  app.route('/v1/grants', authed().route('/', grantRoutes()))
   app.route('/v1/runs', authed().route('/', runRoutes()))
   app.route('/v1/integrations/llm', authed().route('/', llmKeyRoutes()))
   app.route('/v1/integrations/crm', authed().route('/', crmRoutes()))

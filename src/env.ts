@@ -16,16 +16,40 @@ export interface Env {
   /** Secret. Key for HMAC-SHA256 signatures on run callbacks. */
   WEBHOOK_SIGNING_SECRET?: string
 
+  /** Requests per minute of an account, all its tokens together (default 20; an account override wins). */
   RATE_LIMIT_PER_MINUTE?: string
+  /** Requests per day of an account, all its tokens together (default 1000; an account override wins). */
   RATE_LIMIT_PER_DAY?: string
+  /** Active tokens an account may hold (default 100); one more is a 429 QUOTA_EXCEEDED. */
+  MAX_TOKENS_PER_ACCOUNT?: string
+  /** Agents an account may own (default 1000); one more is a 429 QUOTA_EXCEEDED. */
+  MAX_AGENTS_PER_ACCOUNT?: string
+  /** Queued runs of an account waiting or running at once (default 50); one more is a 429 QUOTA_EXCEEDED. */
+  MAX_QUEUED_RUNS_PER_ACCOUNT?: string
   MAX_BODY_BYTES?: string
   QUEUE_WAIT_DEFAULT_SECONDS?: string
   QUEUE_WAIT_MAX_SECONDS?: string
   QUEUE_RETRY_BASE_SECONDS?: string
   VARIABLE_TTL_SECONDS?: string
   IDEMPOTENCY_TTL_SECONDS?: string
+  /** Largest input after resolving `{{...}}` references, in bytes (413 above); default MAX_BODY_BYTES, at most 16 MiB. */
+  MAX_RESOLVED_INPUT_BYTES?: string
+  /** Largest value of one workflow variable, in bytes of JSON (413 above); default 2 MiB, at most 16 MiB. */
+  MAX_VARIABLE_BYTES?: string
+  /** Largest total of one Workflow-Id scope's live variables, in bytes of JSON (413 above); default 16 MiB. */
+  MAX_SCOPE_BYTES?: string
+  /** Days after which finished runs and their KV blobs are purged by the cron; default 30, "0" keeps them. */
+  RUN_RETENTION_DAYS?: string
   /** "true" lets outbound fetches reach private and loopback addresses: local development and tests only. */
   ALLOW_PRIVATE_FETCH?: string
+  /**
+   * "doh" (default): outbound host names are resolved through OUTBOUND_DOH_URL before every request
+   * and redirect hop, and refused when any address is private or special-purpose. "platform": no
+   * lookup, for deployments whose network refuses private targets itself (Cloudflare's network).
+   */
+  OUTBOUND_DNS_CHECK?: string
+  /** DNS-over-HTTPS JSON endpoint of that check. Default https://cloudflare-dns.com/dns-query. */
+  OUTBOUND_DOH_URL?: string
   /** Contact put in the outbound User-Agent (EDGAR and others ask for one). */
   CONTACT_EMAIL?: string
 

@@ -131,8 +131,10 @@ describe('property-based bad input', () => {
 
   const routes: [string, string, string[]][] = [
     ['POST', '/v1/agents', ['name', 'description', 'visibility', 'team_id', 'parameters', 'workflow', 'slug', 'icon']],
+    ['POST', '/v1/agents/import', ['agents']],
     ['PATCH', '/v1/agents/acctbrief01', ['name', 'description', 'visibility', 'parameters', 'workflow']],
     ['PUT', '/v1/agents/acctbrief01/review', ['rating']],
+    ['PUT', '/v1/grants/acctbrief01', ['integrations']],
     ['POST', '/v1/tokens', ['name', 'expires_at', 'expires_in_days']],
     ['POST', '/v1/admin/accounts', ['name', 'rate_limit_per_minute', 'rate_limit_per_day']],
     ['POST', '/v1/admin/teams', ['name']],

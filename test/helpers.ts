@@ -1,5 +1,7 @@
 import { env, SELF } from 'cloudflare:test'
 import { afterEach, vi } from 'vitest'
+import { fakeDnsAnswer } from './fake-dns'
+import { markSecret, markSecretsIn, noteAccountCreated } from './secret-scan'
 
 export const ADMIN = `Bearer ${env.ADMIN_TOKEN}`
 export const BASE = 'https://api.test'
@@ -19,6 +21,7 @@ export async function request(
   let body: string | undefined
   if (opts.raw !== undefined) body = opts.raw
   else if (opts.body !== undefined) {
+    markSecretsIn(opts.body)
     body = JSON.stringify(opts.body)
     headers['content-type'] ??= 'application/json'
   }
@@ -45,6 +48,7 @@ export async function createAccount(name = 'Test account', limits: { perMinute?:
     body: { name, rate_limit_per_minute: limits.perMinute ?? 100_000, rate_limit_per_day: limits.perDay ?? 1_000_000 },
   })
   if (res.status !== 201) throw new Error(`createAccount: ${res.status} ${JSON.stringify(res.body)}`)
+  noteAccountCreated()
   return res.body.response.id
 }
 
@@ -52,7 +56,7 @@ export async function createAccount(name = 'Test account', limits: { perMinute?:
 export async function createToken(accountId: string, body: Record<string, unknown> = {}): Promise<string> {
   const res = await request('POST', `/v1/admin/accounts/${accountId}/tokens`, { token: ADMIN, body })
   if (res.status !== 201) throw new Error(`createToken: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body.response.token
+  return markSecret(res.body.response.token as string)
 }
 
 /** An account with a token, ready to call actions. */
@@ -81,13 +85,16 @@ export interface SeenRequest {
 /**
  * Intercepts outbound fetches made by the Worker during a test (the test and the Worker share an
  * isolate). Handlers are tried in order; a request no handler answers falls through to the
- * catch-all outbound service, which fails it (599). Returns the list of requests seen.
+ * catch-all outbound service, which fails it (599). The SSRF check's DNS queries go to the fake
+ * resolver and are not among the requests seen. Returns the list of requests seen.
  */
 export function mockFetch(...handlers: FetchHandler[]): SeenRequest[] {
   const seen: SeenRequest[] = []
   const original = globalThis.fetch
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init)
+    const dns = fakeDnsAnswer(req)
+    if (dns) return dns
     seen.push({ method: req.method, url: req.url, headers: new Headers(req.headers), body: await req.clone().text() })
     for (const h of handlers) {
       const res = await h(req.clone())

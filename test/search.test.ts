@@ -182,9 +182,13 @@ describe('descriptors', () => {
       expect(f.name).toBe(`invoke_agent_${f.metadata.id}`)
       expect(f.metadata.id).toMatch(/^[A-Za-z0-9]+$/)
       expect(f.description).toBe(`Invoke agent "${f.metadata.name}": ${f.metadata.description}`)
+      // The spec's fields in the spec's order, then one field of ours: what the agent touches of a caller.
       expect(Object.keys(f.metadata)).toEqual([
-        'id', 'slug', 'icon', 'name', 'description', 'status', 'type', 'executions', 'reviews_count', 'reviews_score', 'created_at', 'updated_at', 'score',
+        'id', 'slug', 'icon', 'name', 'description', 'status', 'type', 'executions', 'reviews_count', 'reviews_score', 'created_at', 'updated_at', 'score', 'access',
       ])
+      expect(Object.keys(f.metadata.access)).toEqual(['integrations', 'trusted'])
+      expect(f.metadata.access.integrations.every((i: string) => ['crm', 'model'].includes(i))).toBe(true)
+      expect(typeof f.metadata.access.trusted).toBe('boolean')
       expect(f.metadata.slug === null || typeof f.metadata.slug === 'string').toBe(true)
       expect(f.metadata.icon).toMatch(/^\//)
       expect(['public', 'private', 'team']).toContain(f.metadata.status)

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { action, createToken, json, mockFetch, newCaller, request } from './helpers'
 import { FakeHubSpot } from './crm/fake-hubspot'
+import { searchStorage } from './secret-scan'
 import { alice, FakeAtproto } from './social/fake-pds'
 
 /**
@@ -92,30 +93,14 @@ describe('secrets at rest and in logs', () => {
   })
 
   it('finds none of them in D1, KV, queue messages or logs', async () => {
-    const found: string[] = []
-    const scan = (where: string, text: string) => {
-      for (const s of secrets) if (text.includes(s)) found.push(`${where}: ${s.slice(0, 6)}...`)
+    const search = await searchStorage([...secrets])
+    const found = [...search.found]
+    for (const s of secrets) {
+      if (queued.join('\n').includes(s)) found.push(`queue: ${s.slice(0, 6)}...`)
+      if (logs.join('\n').includes(s)) found.push(`logs: ${s.slice(0, 6)}...`)
     }
-    const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>()
-    let rows = 0
-    for (const { name } of tables.results) {
-      const all = await env.DB.prepare(`SELECT * FROM "${name}"`).all()
-      rows += all.results.length
-      scan(`D1 ${name}`, JSON.stringify(all.results))
-    }
-    let keys = 0
-    let cursor: string | undefined
-    do {
-      const page = await env.CACHE.list({ cursor })
-      for (const k of page.keys) {
-        keys++
-        scan(`KV ${k.name}`, k.name + ((await env.CACHE.get(k.name)) ?? ''))
-      }
-      cursor = page.list_complete ? undefined : page.cursor
-    } while (cursor)
-    scan('queue', queued.join('\n'))
-    scan('logs', logs.join('\n'))
-    console.info(`secrets: ${secrets.size} secrets scanned in ${tables.results.length} D1 tables (${rows} rows), ${keys} KV keys, ${queued.length} queue messages, ${logs.length} log lines; ${found.length} found`)
+    const { tables, rows, kvKeys: keys } = search
+    console.info(`secrets: ${secrets.size} secrets scanned in ${tables} D1 tables (${rows} rows), ${keys} KV keys, ${queued.length} queue messages, ${logs.length} log lines; ${found.length} found`)
     expect(rows).toBeGreaterThan(20)
     expect(queued.length).toBeGreaterThan(0)
     expect(found).toEqual([])

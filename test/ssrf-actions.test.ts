@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:test'
+import { FAILING_NAMES } from './fake-dns'
 import { action, mockFetch, newCaller, type Json } from './helpers'
 import { HOSTILE_URLS } from './ssrf-targets'
 
@@ -39,17 +41,36 @@ describe('SSRF through actions', () => {
     expect(seen.map((r) => r.url)).toEqual([])
   })
 
-  it('refuses to follow a redirect of the audited site to a private address', async () => {
+  it.each(['http://169.254.169.254/latest/meta-data/', 'https://metadata.rebind.test/latest/meta-data/'])('refuses to follow a redirect of the audited site to %s', async (target) => {
     const { token } = await newCaller('ssrf-redirect')
     const seen = mockFetch((req) => {
       const url = new URL(req.url)
       if (url.hostname !== 'redirecting.example') return null
       if (url.pathname === '/robots.txt') return new Response('User-agent: *\nAllow: /\n')
-      return new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } })
+      return new Response(null, { status: 302, headers: { location: target } })
     })
     const res = await action('aeo_seo_research_generate_research_action', { topic: 'shoes', website_url: 'https://redirecting.example/' }, token)
     expect(res.status).toBeLessThan(500)
-    expect(seen.some((r) => new URL(r.url).hostname === '169.254.169.254')).toBe(false)
+    expect(seen.filter((r) => new URL(r.url).hostname === 'redirecting.example').length).toBeGreaterThan(0)
+    expect(seen.some((r) => new URL(r.url).hostname === new URL(target).hostname)).toBe(false)
+  })
+
+  it.each(Object.keys(FAILING_NAMES))('refuses %s before queuing when its lookup fails, and says so', async (name) => {
+    const { accountId, token } = await newCaller('ssrf-dns-failure')
+    const seen = mockFetch(() => new Response('should not be reached', { status: 418 }))
+    const res = await action('content_audit_generate_audit_action', { website_url: `https://${name}/` }, token)
+    total++
+    if (res.status === 400 || res.status === 502) refused++
+    if (name === 'nxdomain.rebind.test' || name === 'noaddress.rebind.test') {
+      expect(res.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [{ path: '/website_url' }] })
+      expect(res.body.error).toMatch(new RegExp(`website_url: the host ${name.replace(/\./g, '\\.')} cannot be reached`))
+    } else {
+      expect(res.body).toMatchObject({ status: 502, code: 'UPSTREAM_FAILED' })
+      expect(res.body.error).toMatch(new RegExp(`^DNS lookup for ${name.replace(/\./g, '\\.')} failed: .*nothing was fetched`))
+    }
+    expect(seen).toEqual([])
+    const runs = await env.DB.prepare('SELECT count(*) AS n FROM runs WHERE account_id = ?').bind(accountId).first<{ n: number }>()
+    expect(runs!.n).toBe(0)
   })
 
   it('posts without a link card, never fetching a hostile link in the content', async () => {
@@ -63,7 +84,7 @@ describe('SSRF through actions', () => {
   })
 
   it('refused every hostile target', () => {
-    console.log(`ssrf: ${refused} of ${total} hostile requests refused with a 400 naming the field`)
+    console.log(`ssrf: ${refused} of ${total} hostile requests refused (a 400 naming the field; 502 when the name's lookup failed), ${HOSTILE_URLS.length} hostile targets`)
     expect(refused).toBe(total)
     expect(total).toBeGreaterThanOrEqual(cases.length * 30)
   })

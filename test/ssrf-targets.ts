@@ -1,4 +1,11 @@
-/** Hostile targets: every one must be refused before any request leaves. */
+import { PRIVATE_NAMES } from './fake-dns'
+
+/**
+ * Hostile targets: every one must be refused before any request leaves. Literal addresses cover
+ * every IANA special-purpose range family and the IPv6 forms that carry IPv4; the names at the end
+ * resolve (through the fake DNS-over-HTTPS resolver, test/fake-dns.ts) to private or
+ * special-purpose addresses, through CNAME chains, or to a public address mixed with a private one.
+ */
 export const HOSTILE_URLS = [
   'http://127.0.0.1/',
   'http://127.1/',
@@ -45,5 +52,23 @@ export const HOSTILE_URLS = [
   'data:text/html,hi',
   'http://intranet/',
   'not a url',
+  'http://192.0.2.1/',
+  'http://192.0.0.170/',
+  'http://192.31.196.1/',
+  'http://192.88.99.1/',
+  'http://240.0.0.1/',
+  'http://[::ffff:93.184.215.14]/',
+  'http://[::ffff:0:0]/',
+  'http://[::127.0.0.1]/',
+  'http://[64:ff9b:1::a00:1]/',
+  'http://[100::1]/',
+  'http://[2001:db8::1]/',
+  'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+  'http://[2001:2::1]/',
+  'http://[2620:4f:8000::1]/',
+  'http://[3fff::1]/',
+  'http://[5f00::1]/',
+  'http://[fec0::1]/',
+  ...Object.keys(PRIVATE_NAMES).map((name) => `https://${name}/`),
 ]
 

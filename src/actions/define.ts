@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { ActionContext } from '../runtime/context'
+import type { Integration } from '../runtime/integrations'
 
 /** How an action behaves, for MCP annotations, docs and retries. */
 export interface ActionHints {
@@ -30,6 +31,12 @@ export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> 
   /** Documented result shape (for OpenAPI and tool descriptors). */
   output?: z.ZodType
   hints: ActionHints
+  /**
+   * Integrations of the calling account the action uses (its CRM, its own model keys). An agent's
+   * declared integrations are the union over its steps; another account's agent needs the caller's
+   * grant for each. Opening an integration is checked again where it happens (`useIntegration`).
+   */
+  integrations?: readonly Integration[]
   /** `inline` answers in the request; `queued` runs in the Queue consumer. A function decides per input. */
   mode: ActionMode | ((input: z.output<I>, ctx: ActionContext) => ActionMode | Promise<ActionMode>)
   /**
@@ -40,8 +47,11 @@ export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> 
   countWithFirstRead?: boolean
   /** Checks that need I/O (a referenced record exists ...), run before the run is created or queued. */
   precheck?: (input: z.output<I>, ctx: ActionContext) => Promise<void>
-  /** Top-level input fields never stored, logged or echoed (replaced by "[redacted]" in run records). */
-  secretFields?: readonly string[]
+  /**
+   * Values of this input that are secret beyond the fields its schema marks secret (an agent's secret
+   * parameters). Read before anything is stored; every record of the run tree then has them scrubbed.
+   */
+  secretValues?: (input: z.output<I>, ctx: ActionContext) => Promise<unknown[]>
   /** Example request bodies for docs. */
   examples?: Record<string, unknown>[]
   /** Splits a result into wire fields; default `{response: output}`. */

@@ -1,4 +1,6 @@
 import type { AgentRow } from '../db/agents'
+import type { Integration } from '../runtime/integrations'
+import { agentIntegrations } from './access'
 import type { Parameters } from './schema'
 
 /** Average review score, two decimals; 0 with no reviews. */
@@ -6,7 +8,28 @@ export function reviewsScore(a: Pick<AgentRow, 'reviews_count' | 'reviews_sum'>)
   return a.reviews_count > 0 ? Math.round((a.reviews_sum / a.reviews_count) * 100) / 100 : 0
 }
 
-/** The OpenAI-style function descriptor of the spec, field for field. */
+/**
+ * What an agent may touch of a caller's account: the integrations its workflow uses ("crm", "model")
+ * and whether an operator trusts it (then it needs no grant from the caller).
+ */
+export function agentAccess(a: Pick<AgentRow, 'workflow' | 'trusted'>): { integrations: Integration[]; trusted: boolean } {
+  return { integrations: agentIntegrations(a.workflow), trusted: a.trusted === 1 }
+}
+
+/** Parameters as the spec's descriptor shows them: `default` as text, whatever its JSON type. */
+function textDefaults(properties: Parameters['properties']) {
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, p]) => {
+      const { default: value, ...rest } = p
+      return [name, value === undefined ? rest : { ...rest, default: String(value) }]
+    }),
+  ) as Record<string, Omit<Parameters['properties'][string], 'default'> & { default?: string }>
+}
+
+/**
+ * The OpenAI-style function descriptor of the spec, field for field, plus one metadata field of our
+ * own after them: `access` (see agentAccess).
+ */
 export function agentDescriptor(a: AgentRow, score: number) {
   const parameters = JSON.parse(a.parameters) as Parameters
   return {
@@ -28,10 +51,11 @@ export function agentDescriptor(a: AgentRow, score: number) {
         created_at: new Date(a.created_at).toUTCString(),
         updated_at: new Date(a.updated_at).toUTCString(),
         score,
+        access: agentAccess(a),
       },
       parameters: {
         type: 'object' as const,
-        properties: parameters.properties,
+        properties: textDefaults(parameters.properties),
         required: parameters.required,
         additionalProperties: false as const,
       },
@@ -58,6 +82,7 @@ export function presentAgent(a: AgentRow, viewerAccountId: string) {
     executions: a.executions,
     reviews_count: a.reviews_count,
     reviews_score: reviewsScore(a),
+    access: agentAccess(a),
     parameters: JSON.parse(a.parameters) as Parameters,
     workflow: own ? JSON.parse(a.workflow) : undefined,
     created_at: new Date(a.created_at).toISOString(),

@@ -2,11 +2,16 @@ import { getVisibleAgent, incrementExecutions, type AgentRow, type Viewer } from
 import { ApiError, type ErrorDetail } from '../http/errors'
 import type { ActionContext } from '../runtime/context'
 import { resolveReferences } from '../runtime/templates'
+import { agentScope, assertMayRun } from './access'
 import { convertParam, type Parameters, type Workflow } from './schema'
 
-/** The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists). */
-export async function loadAgent(db: D1Database, viewer: Viewer, id: string): Promise<AgentRow> {
-  const agent = await getVisibleAgent(db, viewer, id)
+/**
+ * The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists).
+ * With `publicOnly` (asked from a step of another account's agent), only a public agent.
+ */
+export async function loadAgent(db: D1Database, viewer: Viewer, id: string, publicOnly = false): Promise<AgentRow> {
+  const found = await getVisibleAgent(db, viewer, id)
+  const agent = found && (!publicOnly || found.visibility === 'public') ? found : null
   if (!agent) throw new ApiError('NOT_FOUND', `Agent "${id.slice(0, 64)}" not found`, [{ path: '/id', message: 'No agent with this id that you can see' }])
   return agent
 }
@@ -57,20 +62,31 @@ export function validateAgentParams(parameters: Parameters, input: Record<string
 }
 
 /**
- * Runs an agent's workflow: each step's input is resolved from the agent's parameters and earlier
- * steps' results, run as a child run (memoized, so a retried run never repeats a finished step),
- * then the declared output is resolved. The execution is counted once per run.
+ * Refuses an agent that would reach an integration of the caller it was not allowed, before the run
+ * is created (runWorkflow checks again when it starts, also in the Queue consumer).
+ */
+export async function checkAgentAccess(ctx: ActionContext, agent: AgentRow): Promise<void> {
+  await assertMayRun(ctx, agent, await agentScope(ctx, agent))
+}
+
+/**
+ * Runs an agent's workflow in a scope of its own: each step's input is resolved from the agent's
+ * parameters and earlier steps' results only, run as a child run (memoized, so a retried run never
+ * repeats a finished step) that sees the agent run's private variables and the integrations the
+ * caller allowed it; then the declared output is resolved. The execution is counted once per run.
  */
 export async function runWorkflow(ctx: ActionContext, agent: AgentRow, params: Record<string, unknown>): Promise<unknown> {
   const workflow = JSON.parse(agent.workflow) as Workflow
+  const scope = await agentScope(ctx, agent)
+  await assertMayRun(ctx, agent, scope)
   const steps: Record<string, unknown> = {}
   for (const step of workflow.steps) {
-    const input = resolveReferences(step.input, { input: params, steps }, ['workflow', 'steps', step.id, 'input']) as Record<string, unknown>
+    const input = resolveReferences(step.input, { input: params, steps }, ['workflow', 'steps', step.id, 'input'], ctx.config.maxResolvedInputBytes) as Record<string, unknown>
     await ctx.progress({ agent: agent.id, step: step.id, steps_done: Object.keys(steps).length, steps_total: workflow.steps.length })
-    steps[step.id] = await ctx.invoke(step.action, input, step.id, step.input)
+    steps[step.id] = await ctx.invoke(step.action, input, step.id, scope, step.input)
   }
   const lastId = workflow.steps[workflow.steps.length - 1].id
-  const output = resolveReferences(workflow.output ?? `{{steps.${lastId}}}`, { input: params, steps }, ['workflow', 'output'])
+  const output = resolveReferences(workflow.output ?? `{{steps.${lastId}}}`, { input: params, steps }, ['workflow', 'output'], ctx.config.maxResolvedInputBytes)
   await ctx.step('count_execution', async () => {
     await incrementExecutions(ctx.db, agent.id)
     return true

@@ -1,18 +1,91 @@
 import { Hono } from 'hono'
-import { deleteAgent, deleteReview, getVisibleAgent, insertAgent, listOwnAgents, putReview, slugTaken, updateAgent, type AgentPatch } from '../db/agents'
+import type { Principal } from '../auth/principal'
+import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
 import { readValidBody } from '../http/body'
-import { ApiError } from '../http/errors'
+import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'
 import type { AppEnv } from '../http/types'
+import { parseOrThrow, summarize } from '../http/validate'
 import { newAgentId } from '../lib/ids'
 import { presentAgent } from './descriptor'
-import { CreateAgentBody, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type Parameters, type Workflow } from './schema'
-import { parseOrThrow } from '../http/validate'
+import { markSecretParameters } from './secret-params'
+import { CreateAgentBody, ImportAgentsBody, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type CreateAgentInput, type Parameters, type Workflow } from './schema'
 
 const ok = (response: unknown, status = 200) => ({ status, response })
 
 function assertTeam(teamIds: string[], teamId: string | null | undefined): void {
   if (teamId && !teamIds.includes(teamId)) {
     throw new ApiError('FORBIDDEN', `You are not a member of team "${teamId.slice(0, 64)}"`, [{ path: '/team_id', message: 'Not a team you belong to' }])
+  }
+}
+
+const slugConflict = (slug: string) => new ApiError('CONFLICT', `You already have an agent with slug "${slug}"`, [{ path: '/slug', message: 'Used by another of your agents' }])
+
+/**
+ * Every write to an agent that belongs to a team (change, delete, review) needs the caller to be a
+ * member of that team now: membership is read with the token on each request, so leaving a team ends
+ * it at once, whatever the body holds.
+ */
+function assertStillInTeam(p: Viewer, agent: AgentRow): void {
+  if (agent.team_id && !p.teamIds.includes(agent.team_id)) {
+    throw new ApiError('FORBIDDEN', `This agent belongs to team "${agent.team_id.slice(0, 64)}" and you are not a member of it`, [
+      { path: '/team_id', message: 'Only current members of the agent\'s team may change it' },
+    ])
+  }
+}
+
+/**
+ * The agent a write targets: 404 when the caller may not see it; 403 when it is not the caller's
+ * (changes and deletes) or belongs to a team the caller is no longer in (a review of a team-visible
+ * agent too; anyone who sees a public agent may review it).
+ */
+async function writableAgent(db: D1Database, p: Viewer, id: string, role: 'owner' | 'reviewer'): Promise<AgentRow> {
+  const agent = await getVisibleAgent(db, p, id)
+  if (!agent) throw new ApiError('NOT_FOUND', `Agent "${id.slice(0, 64)}" not found`)
+  if (role === 'owner' && agent.owner_account_id !== p.accountId) throw new ApiError('FORBIDDEN', 'Only the owner of an agent can change or delete it')
+  if (role === 'owner' || agent.visibility === 'team') assertStillInTeam(p, agent)
+  return agent
+}
+
+/** Unique per owner: two concurrent saves of one slug meet the index, and the second is a 409 too. */
+async function saving<T>(clash: ApiError | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (err) {
+    if (clash && err instanceof Error && /UNIQUE constraint failed: agents\.owner_account_id, agents\.slug/.test(err.message)) throw clash
+    throw err
+  }
+}
+
+/** 429 when the account owns `adding` agents too many for MAX_AGENTS_PER_ACCOUNT. */
+async function assertAgentRoom(db: D1Database, p: Principal, max: number, adding: number): Promise<void> {
+  if ((await countOwnAgents(db, p.accountId)) + adding > max) {
+    throw new ApiError('QUOTA_EXCEEDED', `This account may own at most ${max} agents (the MAX_AGENTS_PER_ACCOUNT setting): delete one (DELETE /v1/agents/:id) before creating another`)
+  }
+}
+
+/**
+ * A new agent's row from a valid create body, after the checks a create needs beyond its schema (team
+ * membership, a slug free among the caller's agents). Single create and import both go through here.
+ */
+async function prepareCreate(db: D1Database, p: Principal, body: CreateAgentInput, now: number): Promise<NewAgent> {
+  assertTeam(p.teamIds, body.team_id)
+  if (body.slug && (await slugTaken(db, p.accountId, body.slug, null))) throw slugConflict(body.slug)
+  return {
+    id: newAgentId(),
+    slug: body.slug ?? null,
+    icon: body.icon ?? '/icons/agent.svg',
+    name: body.name,
+    description: body.description,
+    visibility: body.visibility,
+    owner_account_id: p.accountId,
+    team_id: body.team_id ?? null,
+    type: 'studio',
+    executions: 0,
+    parameters: JSON.stringify(body.parameters),
+    workflow: JSON.stringify(body.workflow),
+    param_text: parameterText(body.parameters),
+    created_at: now,
+    updated_at: now,
   }
 }
 
@@ -32,30 +105,59 @@ export function agentRoutes() {
   app.post('/', async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, CreateAgentBody)
-    assertTeam(p.teamIds, body.team_id)
-    if (body.slug && (await slugTaken(c.env.DB, body.slug, null))) {
-      throw new ApiError('CONFLICT', `Slug "${body.slug}" is taken`, [{ path: '/slug', message: 'Already used by another agent' }])
-    }
+    await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
+    const row = await prepareCreate(c.env.DB, p, body, Date.now())
+    await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
+    return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId), 201), 201)
+  })
+
+  app.post('/import', async (c) => {
+    const p = c.get('principal')
+    const body = await readValidBody(c, ImportAgentsBody)
     const now = Date.now()
-    const row = {
-      id: newAgentId(),
-      slug: body.slug ?? null,
-      icon: body.icon ?? '/icons/agent.svg',
-      name: body.name,
-      description: body.description,
-      visibility: body.visibility,
-      owner_account_id: p.accountId,
-      team_id: body.team_id ?? null,
-      type: 'studio',
-      executions: 0,
-      parameters: JSON.stringify(body.parameters),
-      workflow: JSON.stringify(body.workflow),
-      param_text: parameterText(body.parameters),
-      created_at: now,
-      updated_at: now,
+    const details: ErrorDetail[] = []
+    const codes = new Set<ErrorCode>()
+    const slugs = body.agents.map((a) => a.slug).filter((s): s is string => !!s)
+    const own = await ownSlugs(c.env.DB, p.accountId, slugs)
+    const rows: NewAgent[] = []
+    const results: { id: string; slug: string | null; name: string; status: 'created' | 'existing' }[] = []
+    const seen = new Set<string>()
+    for (const [i, agent] of body.agents.entries()) {
+      const at = `/agents/${i}`
+      if (agent.slug && seen.has(agent.slug)) {
+        details.push({ path: `${at}/slug`, message: `"${agent.slug}" is given to an earlier agent of this import` })
+        codes.add('CONFLICT')
+        continue
+      }
+      if (agent.slug) seen.add(agent.slug)
+      const existing = agent.slug ? own.get(agent.slug) : undefined
+      // A slug that is already one of the caller's agents makes the import safe to repeat: that agent stays as it is.
+      if (existing) {
+        results.push({ id: existing, slug: agent.slug ?? null, name: agent.name, status: 'existing' })
+        continue
+      }
+      try {
+        const row = await prepareCreate(c.env.DB, p, agent, now)
+        rows.push(row)
+        results.push({ id: row.id, slug: row.slug, name: row.name, status: 'created' })
+      } catch (err) {
+        if (!isApiError(err) || err.code === 'INTERNAL') throw err
+        // The single create's errors, placed at this agent: /slug becomes /agents/3/slug.
+        codes.add(err.code)
+        const found = err.details?.length ? err.details : [{ path: '', message: err.message }]
+        details.push(...found.map((d) => ({ path: `${at}${d.path === '/' ? '' : d.path}`, message: d.message })))
+      }
     }
-    await insertAgent(c.env.DB, row)
-    return c.json(ok(presentAgent({ ...row, rowid: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId), 201), 201)
+    if (details.length) {
+      // One kind of failure keeps its status (409 for taken slugs, 403 for a foreign team); mixed ones are a 400.
+      const code = codes.size === 1 ? [...codes][0] : 'VALIDATION_FAILED'
+      throw new ApiError(code, `Nothing was imported: ${summarize(details).replace(/^Invalid request: /, '')}`, details)
+    }
+    await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, rows.length)
+    const raced = new ApiError('CONFLICT', 'Nothing was imported: another request saved an agent with one of these slugs meanwhile; send the import again (agents whose slug you already use are kept as they are)')
+    await saving(raced, () => insertAgents(c.env.DB, rows))
+    const created = results.filter((r) => r.status === 'created').length
+    return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)
   })
 
   app.get('/:id', async (c) => {
@@ -68,18 +170,14 @@ export function agentRoutes() {
   app.patch('/:id', async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, UpdateAgentBody)
-    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
-    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
-    if (agent.owner_account_id !== p.accountId) throw new ApiError('FORBIDDEN', 'Only the owner of an agent can change it')
+    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
     const parameters = body.parameters ?? (JSON.parse(agent.parameters) as Parameters)
     const workflow = body.workflow ?? (JSON.parse(agent.workflow) as Workflow)
     const visibility = body.visibility ?? agent.visibility
     const teamId = body.team_id === undefined ? agent.team_id : body.team_id
     parseOrThrow(MergedAgent, { visibility, team_id: teamId, parameters, workflow })
     assertTeam(p.teamIds, body.team_id)
-    if (body.slug && (await slugTaken(c.env.DB, body.slug, agent.id))) {
-      throw new ApiError('CONFLICT', `Slug "${body.slug}" is taken`, [{ path: '/slug', message: 'Already used by another agent' }])
-    }
+    if (body.slug && (await slugTaken(c.env.DB, p.accountId, body.slug, agent.id))) throw slugConflict(body.slug)
     const patch: AgentPatch = {}
     if (body.slug !== undefined) patch.slug = body.slug
     if (body.icon !== undefined) patch.icon = body.icon
@@ -87,21 +185,20 @@ export function agentRoutes() {
     if (body.description !== undefined) patch.description = body.description
     if (body.visibility !== undefined) patch.visibility = body.visibility
     if (body.team_id !== undefined) patch.team_id = body.team_id
-    if (body.parameters !== undefined) {
-      patch.parameters = JSON.stringify(body.parameters)
-      patch.param_text = parameterText(body.parameters)
+    if (body.parameters !== undefined || body.workflow !== undefined) {
+      const marked = markSecretParameters(parameters, workflow)
+      patch.parameters = JSON.stringify(marked)
+      patch.param_text = parameterText(marked)
     }
     if (body.workflow !== undefined) patch.workflow = JSON.stringify(body.workflow)
-    await updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now())
+    await saving(body.slug ? slugConflict(body.slug) : null, () => updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now()))
     const updated = await getVisibleAgent(c.env.DB, p, agent.id)
     return c.json(ok(presentAgent(updated!, p.accountId)))
   })
 
   app.delete('/:id', async (c) => {
     const p = c.get('principal')
-    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
-    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
-    if (agent.owner_account_id !== p.accountId) throw new ApiError('FORBIDDEN', 'Only the owner of an agent can delete it')
+    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
     await deleteAgent(c.env.DB, p.accountId, agent.id)
     return c.json(ok({ id: agent.id, deleted: true }))
   })
@@ -109,8 +206,7 @@ export function agentRoutes() {
   app.put('/:id/review', async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, ReviewBody)
-    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
-    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
+    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
     await putReview(c.env.DB, agent.id, p.accountId, body.rating, Date.now())
     const updated = await getVisibleAgent(c.env.DB, p, agent.id)
     return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId).reviews_score }))
@@ -118,8 +214,7 @@ export function agentRoutes() {
 
   app.delete('/:id/review', async (c) => {
     const p = c.get('principal')
-    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
-    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
+    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
     if (!(await deleteReview(c.env.DB, agent.id, p.accountId))) throw new ApiError('NOT_FOUND', 'You have not reviewed this agent')
     return c.json(ok({ agent_id: agent.id, deleted: true }))
   })

@@ -1,10 +1,15 @@
 import { z } from 'zod'
 import { getAction } from '../actions/registry'
 import { parsePath } from '../runtime/templates'
+import { checkSecretSlots, markSecretParameters } from './secret-params'
 
-const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+/** "__proto__" is left out: as an object key in JavaScript it names the prototype, not a parameter. */
+const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]{0,63}$/
 const STEP_ID = /^[A-Za-z][A-Za-z0-9_]{0,39}$/
 const REFERENCE = /\{\{([^{}]{0,512})\}\}/g
+
+/** JSON types a default may have besides text, per parameter type. */
+const defaultTypes: Record<string, string[]> = { string: [], number: ['number'], integer: ['number'], boolean: ['boolean'] }
 
 /** One agent input parameter: the JSON-schema subset the catalog supports. */
 export const ParameterSchema = z
@@ -12,13 +17,21 @@ export const ParameterSchema = z
     type: z.enum(['string', 'number', 'integer', 'boolean']).describe('Parameter type'),
     description: z.string().max(2000).default('').describe('What the parameter means'),
     enum: z.array(z.string().max(200)).min(1).max(100).optional().describe('Allowed values (string parameters only)'),
-    default: z.string().max(2000).optional().describe('Default value, written as text (the spec shows defaults as strings)'),
+    default: z
+      .union([z.string().max(2000), z.number(), z.boolean()])
+      .optional()
+      .describe('Default value: of the parameter\'s own type (3, true) or its text ("3"); descriptors show it as text, as the spec does'),
+    writeOnly: z.boolean().optional().describe('true marks a secret (a password, a key): its value is never stored, logged or echoed'),
+    format: z.literal('password').optional().describe('"password" marks a secret string parameter, as writeOnly does'),
   })
   .superRefine((p, ctx) => {
     if (p.enum && p.type !== 'string') ctx.addIssue({ code: 'custom', path: ['enum'], message: 'enum is only allowed on string parameters' })
+    if (p.format && p.type !== 'string') ctx.addIssue({ code: 'custom', path: ['format'], message: 'format "password" is only allowed on string parameters' })
     if (p.default !== undefined) {
-      if (p.enum && !p.enum.includes(p.default)) ctx.addIssue({ code: 'custom', path: ['default'], message: 'default must be one of the enum values' })
-      if (convertParam(p.type, p.default) === undefined) ctx.addIssue({ code: 'custom', path: ['default'], message: `default is not a valid ${p.type}` })
+      if (typeof p.default !== 'string' && !defaultTypes[p.type].includes(typeof p.default)) {
+        ctx.addIssue({ code: 'custom', path: ['default'], message: `default of a ${p.type} parameter must be a ${p.type === 'integer' ? 'number' : p.type} or its text, not a ${typeof p.default}` })
+      } else if (convertParam(p.type, p.default) === undefined) ctx.addIssue({ code: 'custom', path: ['default'], message: `default is not a valid ${p.type}` })
+      else if (p.enum && !p.enum.includes(p.default as string)) ctx.addIssue({ code: 'custom', path: ['default'], message: 'default must be one of the enum values' })
     }
   })
 
@@ -41,10 +54,15 @@ export const ParametersSchema = z
 
 export type Parameters = z.output<typeof ParametersSchema>
 
+/** A JSON object kept exactly as given (a zod record would drop a "__proto__" key). */
+const jsonObject = z
+  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'Expected an object' })
+  .meta({ type: 'object', additionalProperties: true })
+
 export const StepSchema = z.strictObject({
   id: z.string().regex(STEP_ID, 'step ids start with a letter; letters, digits and underscores'),
   action: z.string().min(1).max(100),
-  input: z.record(z.string(), z.unknown()).default({}),
+  input: jsonObject.default({}),
 })
 
 export const WorkflowSchema = z.strictObject({
@@ -110,6 +128,7 @@ export function checkWorkflow(workflow: Workflow, parameters: Parameters, ctx: z
     seen.add(step.id)
   })
   if (workflow.output !== undefined) checkRefs(workflow.output, [...at, 'output'])
+  checkSecretSlots(workflow, ctx, at)
 }
 
 const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters and digits joined by single hyphens').max(80)
@@ -139,7 +158,21 @@ function checkAgent(a: AgentCore, ctx: z.RefinementCtx): void {
   checkWorkflow(a.workflow, a.parameters, ctx)
 }
 
-export const CreateAgentBody = z.strictObject(agentFields).superRefine(checkAgent)
+/** A new agent; parameters that flow into secret fields come back marked writeOnly. */
+export const CreateAgentBody = z
+  .strictObject(agentFields)
+  .superRefine(checkAgent)
+  .transform((a) => ({ ...a, parameters: markSecretParameters(a.parameters, a.workflow) }))
+
+export type CreateAgentInput = z.output<typeof CreateAgentBody>
+
+/** Most agents one import request may bring. */
+export const MAX_IMPORT = 100
+
+/** `POST /v1/agents/import`: agents as single create takes them, validated together (details point into `agents`). */
+export const ImportAgentsBody = z.strictObject({
+  agents: z.array(CreateAgentBody).min(1).max(MAX_IMPORT).describe(`1 to ${MAX_IMPORT} agents, each as POST /v1/agents takes it`),
+})
 
 /** Checks an agent after a patch is merged into it (references against parameters, a team for team visibility). */
 export const MergedAgent = z.custom<AgentCore>().superRefine(checkAgent)

@@ -1,12 +1,13 @@
 import { Hono, type MiddlewareHandler } from 'hono'
 import { addTeamMember, getAccount, getTeam, insertAccount, insertTeam, listAccounts, listTeamMembers, listTeams, removeTeamMember, updateAccountLimits, type AccountRow } from '../db/accounts'
-import { getToken, listTokens, revokeToken } from '../db/tokens'
+import { setTrusted } from '../db/agent-access'
+import { getToken, listTokens, revokeToken, updateTokenLimits } from '../db/tokens'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
 import { safeEqual } from '../lib/crypto'
 import { newId } from '../lib/ids'
-import { CreateAccountBody, CreateTeamBody, CreateTokenBody, expiryOf, MemberBody, UpdateAccountBody } from './schemas'
+import { CreateAccountBody, CreateTeamBody, CreateTokenBody, expiryOf, MemberBody, UpdateAccountBody, UpdateTokenBody } from './schemas'
 import { createToken, presentToken } from './tokens'
 
 /** Admin routes exist only when ADMIN_TOKEN is set, and need it as the bearer token (compared in constant time). */
@@ -30,7 +31,7 @@ function presentAccount(a: AccountRow) {
 
 const ok = (response: unknown) => ({ status: 200, response })
 
-/** `/v1/admin/*`: accounts, teams, memberships and tokens, for operators and the admin CLI. */
+/** `/v1/admin/*`: accounts, teams, memberships, tokens and trusted agents, for operators and the admin CLI. */
 export function adminRoutes() {
   const app = new Hono<AppEnv>()
   app.use('*', requireAdmin)
@@ -74,13 +75,25 @@ export function adminRoutes() {
     const now = Date.now()
     const expiresAt = expiryOf(body, now)
     if (expiresAt !== null && expiresAt <= now) throw new ApiError('VALIDATION_FAILED', 'expires_at is in the past', [{ path: '/expires_at', message: 'Must be in the future' }])
-    const { token, view } = await createToken(c.env.DB, account.id, body.name, expiresAt, now)
+    const limits = { rate_limit_per_minute: body.rate_limit_per_minute ?? null, rate_limit_per_day: body.rate_limit_per_day ?? null }
+    const { token, view } = await createToken(c.env.DB, account.id, body.name, expiresAt, now, limits, c.get('config').maxTokensPerAccount)
     return c.json({ status: 201, response: { ...presentToken(view), token } }, 201)
   })
   app.get('/accounts/:id/tokens', async (c) => {
     const account = await getAccount(c.env.DB, c.req.param('id'))
     if (!account) throw new ApiError('NOT_FOUND', `Account "${c.req.param('id')}" not found`)
     return c.json(ok((await listTokens(c.env.DB, account.id)).map(presentToken)))
+  })
+  app.patch('/tokens/:id', async (c) => {
+    const body = await readValidBody(c, UpdateTokenBody)
+    const existing = await getToken(c.env.DB, c.req.param('id'))
+    if (!existing) throw new ApiError('NOT_FOUND', `Token "${c.req.param('id').slice(0, 64)}" not found`)
+    const limits = {
+      rate_limit_per_minute: body.rate_limit_per_minute === undefined ? existing.rate_limit_per_minute : body.rate_limit_per_minute,
+      rate_limit_per_day: body.rate_limit_per_day === undefined ? existing.rate_limit_per_day : body.rate_limit_per_day,
+    }
+    await updateTokenLimits(c.env.DB, existing.id, null, limits)
+    return c.json(ok(presentToken({ ...existing, ...limits })))
   })
   app.delete('/tokens/:id', async (c) => {
     const id = c.req.param('id')
@@ -122,5 +135,14 @@ export function adminRoutes() {
     }
     return c.json(ok({ team_id: c.req.param('id'), account_id: c.req.param('accountId'), removed: true }))
   })
+
+  // Trust vouches for an agent's current workflow: it uses callers' integrations without their grants
+  // until the workflow changes, which ends the trust (a trigger in D1, whatever route changes it).
+  for (const [method, trusted] of [['put', true], ['delete', false]] as const) {
+    app[method]('/agents/:id/trusted', async (c) => {
+      if (!(await setTrusted(c.env.DB, c.req.param('id'), trusted))) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
+      return c.json(ok({ agent_id: c.req.param('id'), trusted }))
+    })
+  }
   return app
 }

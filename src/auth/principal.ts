@@ -11,8 +11,12 @@ export interface Principal {
   accountName: string
   tokenId: string
   teamIds: string[]
+  /** The account's rate-limit override (null: the settings' defaults), for all its tokens together. */
   rateLimitPerMinute: number | null
   rateLimitPerDay: number | null
+  /** The token's own lower limits (null: only the account's). */
+  tokenRateLimitPerMinute: number | null
+  tokenRateLimitPerDay: number | null
   /**
    * Version of the agent catalog when the request arrived (`<epoch>:<version>:<index version>`); lets
    * search reuse cached pages and phrase relevance exactly.
@@ -45,6 +49,8 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
     teamIds: row.team_ids ? row.team_ids.split(',') : [],
     rateLimitPerMinute: row.rate_limit_per_minute,
     rateLimitPerDay: row.rate_limit_per_day,
+    tokenRateLimitPerMinute: row.token_rate_limit_per_minute,
+    tokenRateLimitPerDay: row.token_rate_limit_per_day,
     catalogVersion: row.catalog_version,
   }
 }

@@ -5,14 +5,21 @@ const limit = z.number().int().min(1).max(1_000_000_000)
 
 export const CreateAccountBody = z.strictObject({
   name: name.describe('Account name'),
-  rate_limit_per_minute: limit.nullable().optional().describe('Per-token requests per minute (overrides the default)'),
-  rate_limit_per_day: limit.nullable().optional().describe('Per-token requests per day (overrides the default)'),
+  rate_limit_per_minute: limit.nullable().optional().describe('Requests per minute for the whole account, all its tokens together (overrides RATE_LIMIT_PER_MINUTE)'),
+  rate_limit_per_day: limit.nullable().optional().describe('Requests per day for the whole account, all its tokens together (overrides RATE_LIMIT_PER_DAY)'),
 })
 
 export const UpdateAccountBody = z.strictObject({
-  rate_limit_per_minute: limit.nullable().optional(),
-  rate_limit_per_day: limit.nullable().optional(),
+  rate_limit_per_minute: limit.nullable().optional().describe('Requests per minute for the whole account; null returns to RATE_LIMIT_PER_MINUTE'),
+  rate_limit_per_day: limit.nullable().optional().describe('Requests per day for the whole account; null returns to RATE_LIMIT_PER_DAY'),
 })
+
+const tokenMinute = limit.nullable().optional().describe("This token's own requests per minute, below the account's (null: the account's limit alone)")
+const tokenDay = limit.nullable().optional().describe("This token's own requests per day, below the account's (null: the account's limit alone)")
+
+export const UpdateTokenBody = z
+  .strictObject({ rate_limit_per_minute: tokenMinute, rate_limit_per_day: tokenDay })
+  .refine((b) => b.rate_limit_per_minute !== undefined || b.rate_limit_per_day !== undefined, { message: 'Give rate_limit_per_minute, rate_limit_per_day or both', path: ['rate_limit_per_minute'] })
 
 export const CreateTeamBody = z.strictObject({ name: name.describe('Team name') })
 
@@ -23,6 +30,8 @@ export const CreateTokenBody = z
     name: name.default('default').describe('A name to tell tokens apart'),
     expires_at: z.iso.datetime({ offset: true }).optional().describe('Expiry time (ISO 8601)'),
     expires_in_days: z.number().int().min(1).max(3650).optional().describe('Expiry in days from now'),
+    rate_limit_per_minute: tokenMinute,
+    rate_limit_per_day: tokenDay,
   })
   .refine((b) => !(b.expires_at && b.expires_in_days), { message: 'Give expires_at or expires_in_days, not both', path: ['expires_at'] })
 

@@ -1,14 +1,29 @@
-import { Hono } from 'hono'
-import { getToken, listTokens, revokeToken } from '../db/tokens'
+import { Hono, type Context } from 'hono'
+import { getToken, listTokens, revokeToken, updateTokenLimits } from '../db/tokens'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
-import { CreateTokenBody, expiryOf } from './schemas'
-import { createToken, presentToken } from './tokens'
+import { CreateTokenBody, expiryOf, UpdateTokenBody } from './schemas'
+import { createToken, limitsWithin, presentToken, type TokenLimits } from './tokens'
 
-/** `/v1/tokens`: a token holder lists, creates and revokes its own account's tokens. */
+/**
+ * `/v1/tokens`: a token holder lists, creates and revokes its own account's tokens and sets their
+ * own limits. Every token counts against the account's rate limits; a token with limits of its own
+ * passes them on to the tokens it creates and cannot raise any token above them.
+ */
 export function tokenRoutes() {
   const app = new Hono<AppEnv>()
+  const callerLimits = (c: Context<AppEnv>): TokenLimits => {
+    const p = c.get('principal')
+    return { rate_limit_per_minute: p.tokenRateLimitPerMinute, rate_limit_per_day: p.tokenRateLimitPerDay }
+  }
+  const ownToken = async (c: Context<AppEnv>, accountId: string, id: string) => {
+    const existing = await getToken(c.env.DB, id)
+    // Another account's token reads as absent.
+    if (!existing || existing.account_id !== accountId) throw new ApiError('NOT_FOUND', `Token "${id.slice(0, 64)}" not found`)
+    return existing
+  }
+
   app.get('/', async (c) => {
     const rows = await listTokens(c.env.DB, c.get('principal').accountId)
     return c.json({ status: 200, response: rows.map(presentToken) })
@@ -18,17 +33,24 @@ export function tokenRoutes() {
     const now = Date.now()
     const expiresAt = expiryOf(body, now)
     if (expiresAt !== null && expiresAt <= now) throw new ApiError('VALIDATION_FAILED', 'expires_at is in the past', [{ path: '/expires_at', message: 'Must be in the future' }])
-    const { token, view } = await createToken(c.env.DB, c.get('principal').accountId, body.name, expiresAt, now)
+    const caller = callerLimits(c)
+    const limits = limitsWithin(body, caller, caller)
+    const { token, view } = await createToken(c.env.DB, c.get('principal').accountId, body.name, expiresAt, now, limits, c.get('config').maxTokensPerAccount)
     return c.json({ status: 201, response: { ...presentToken(view), token } }, 201)
+  })
+  app.patch('/:id', async (c) => {
+    const body = await readValidBody(c, UpdateTokenBody)
+    const accountId = c.get('principal').accountId
+    const existing = await ownToken(c, accountId, c.req.param('id'))
+    const limits = limitsWithin(body, callerLimits(c), existing)
+    await updateTokenLimits(c.env.DB, existing.id, accountId, limits)
+    return c.json({ status: 200, response: presentToken({ ...existing, ...limits }) })
   })
   app.delete('/:id', async (c) => {
     const accountId = c.get('principal').accountId
-    const id = c.req.param('id')
-    const existing = await getToken(c.env.DB, id)
-    // Another account's token reads as absent.
-    if (!existing || existing.account_id !== accountId) throw new ApiError('NOT_FOUND', `Token "${id.slice(0, 64)}" not found`)
-    await revokeToken(c.env.DB, id, accountId, Date.now())
-    return c.json({ status: 200, response: presentToken((await getToken(c.env.DB, id))!) })
+    const existing = await ownToken(c, accountId, c.req.param('id'))
+    await revokeToken(c.env.DB, existing.id, accountId, Date.now())
+    return c.json({ status: 200, response: presentToken((await getToken(c.env.DB, existing.id))!) })
   })
   return app
 }

@@ -14,6 +14,7 @@ import {
   type CrmObjectRow,
 } from '../db/crm'
 import { ApiError } from '../http/errors'
+import { setOwn } from '../lib/objects'
 import { ProviderError } from '../providers/errors'
 import { normalizeDomain, normalizeEmail } from './input'
 import {
@@ -63,7 +64,7 @@ function allProperties(type: ObjectType, row: CrmObjectRow): Record<string, stri
 export function toRecord(type: ObjectType, row: CrmObjectRow, names: string[]): CrmRecord {
   const all = allProperties(type, row)
   const properties: Record<string, string | null> = {}
-  for (const n of names) properties[n] = all[n] ?? null
+  for (const n of names) setOwn(properties, n, Object.hasOwn(all, n) ? all[n] : null)
   return { id: row.id, properties, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), archived: false }
 }
 
@@ -175,7 +176,7 @@ export class BuiltinCrm implements CrmService {
     const row = await this.write(type, existing?.id ?? null, properties, index, links)
     const props: Record<string, string | null> = {}
     const stored = allProperties(type, row)
-    for (const n of [...Object.keys(properties), ...Object.keys(systemProperties(type, row))]) props[n] = stored[n] ?? null
+    for (const n of [...Object.keys(properties), ...Object.keys(systemProperties(type, row))]) setOwn(props, n, Object.hasOwn(stored, n) ? stored[n] : null)
     return { id: row.id, properties: props, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), created: !existing }
   }
 

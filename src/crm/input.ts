@@ -1,4 +1,5 @@
 /** Pure parsing of the CRM actions' string fields: object types, identifiers, property lists, associations. */
+import { setOwn } from '../lib/objects'
 import { z } from 'zod'
 import { ApiError } from '../http/errors'
 import { ID_METHODS, OBJECT_TYPES, type AssociationInput, type AssociationKind, type IdMethodLabel, type ObjectRef, type ObjectType } from './types'
@@ -41,6 +42,17 @@ export function idMethodField(valueField: string) {
     .describe(`How ${valueField} names the object: "CRM ID" (any type), "Email Address (Contacts only)" or "Company Domain (Companies only)". Default "CRM ID".`)
 }
 
+/**
+ * The lookup's `identification_method`: optional, because the spec's `crm.v2.lookup_object` has no such
+ * field; without it `object_id` is read by its shape (see inferRef).
+ */
+export const lookupIdMethodField = z
+  .enum(ID_METHODS)
+  .optional()
+  .describe(
+    'How object_id names the object: "CRM ID" (any type), "Email Address (Contacts only)" or "Company Domain (Companies only)". Optional: when left out, a numeric object_id is a CRM ID, an email finds a contact and a domain finds a company (the answer\'s identified_by says which).',
+  )
+
 /** Lower-cased, trimmed email; null when it does not look like one. */
 export function normalizeEmail(text: string): string | null {
   const e = text.trim().toLowerCase()
@@ -66,6 +78,33 @@ export function normalizeDomain(text: string): string | null {
   host = host.replace(/\.$/, '').replace(/^www\./, '')
   if (!host.includes('.') || host.startsWith('[') || /^[\d.]+$/.test(host)) return null
   return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host) ? host : null
+}
+
+/**
+ * The one thing a bare identifier can be: digits are a CRM ID, text with an "@" an email, any other text
+ * a domain (a URL gives its host). The "@" splits emails from domains, since a URL parser would read
+ * "a/b@c.com" as the host "a" with a path; so no value has two readings. Null when it is none of them.
+ */
+export function identifierShape(value: string): ObjectRef | null {
+  const v = value.trim()
+  if (CRM_ID.test(v)) return { by: 'id', value: v }
+  if (v.includes('@')) {
+    const email = normalizeEmail(v)
+    return email ? { by: 'email', value: email } : null
+  }
+  const domain = normalizeDomain(v)
+  return domain ? { by: 'domain', value: domain } : null
+}
+
+/**
+ * How an `object_id` sent without `identification_method` names the object, by its shape: a CRM ID for
+ * any type, an email for contacts, a domain for companies. Throws a 400 naming `field` otherwise.
+ */
+export function inferRef(objectType: ObjectType, value: string, field: string): ObjectRef {
+  const shape = identifierShape(value)
+  if (shape && (shape.by === 'id' || (shape.by === 'email' && objectType === 'contacts') || (shape.by === 'domain' && objectType === 'companies'))) return shape
+  const also = objectType === 'contacts' ? ' or an email address' : objectType === 'companies' ? ' or a company domain such as example.com' : ''
+  throw invalid(field, `must be a numeric CRM ID${also} (got ${JSON.stringify(value.trim().slice(0, 40))})`)
 }
 
 /** Checks the identifier against the method and object type, and normalizes it. */
@@ -169,9 +208,9 @@ export function parsePropertyValues(text: string | undefined): Record<string, st
   const problems: string[] = []
   for (const [name, value] of entries) {
     if (!PROPERTY_NAME.test(name)) problems.push(`${JSON.stringify(name.slice(0, 40))} is not a valid property name`)
-    else if (name in out) problems.push(`"${name}" is given twice`)
+    else if (Object.hasOwn(out, name)) problems.push(`"${name}" is given twice`)
     else if (value.length > MAX_VALUE_CHARS) problems.push(`"${name}" is longer than ${MAX_VALUE_CHARS} characters`)
-    out[name] = value
+    setOwn(out, name, value)
   }
   if (problems.length) throw invalid('properties', problems.slice(0, 10).join('; '))
   return out

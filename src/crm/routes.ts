@@ -57,7 +57,7 @@ export function crmRoutes() {
     let warnings: string[] = []
     let verifiedAt: string | null = null
     if (body.verify) {
-      const fetch = createGuardedFetch({ userAgent: userAgent(config), allowPrivate: config.allowPrivateFetch })
+      const fetch = createGuardedFetch({ userAgent: userAgent(config), allowPrivate: config.allowPrivateFetch, dns: config.outboundDns })
       warnings = await verifyHubSpotToken(fetch, c.env, body.access_token)
       verifiedAt = new Date().toISOString()
     }

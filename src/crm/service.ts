@@ -4,7 +4,8 @@ import { NotConfiguredError, ProviderError } from '../providers/errors'
 import { HubSpotClient } from '../providers/hubspot/client'
 import { HubSpotCrm } from '../providers/hubspot/crm'
 import { DEFAULT_API_BASE } from '../providers/hubspot/transform'
-import type { GuardedFetch } from '../providers/web/fetch'
+import type { ActionContext } from '../runtime/context'
+import { useIntegration } from '../runtime/integrations'
 import { BuiltinCrm } from './builtin'
 import type { CrmService } from './types'
 
@@ -31,9 +32,11 @@ export function builtinEnabled(env: Env): boolean {
 
 /**
  * The CRM an account's actions use: its connected HubSpot portal, else the built-in CRM (unless
- * turned off, then "CRM not connected").
+ * turned off, then "CRM not connected"). In an agent's step, only when the agent may use the CRM.
  */
-export async function openCrm(deps: { db: D1Database; env: Env; fetch: GuardedFetch; accountId: string }): Promise<CrmService> {
+export async function openCrm(ctx: Pick<ActionContext, 'db' | 'env' | 'fetch' | 'account' | 'agent'>): Promise<CrmService> {
+  useIntegration(ctx, 'crm')
+  const deps = { db: ctx.db, env: ctx.env, fetch: ctx.fetch, accountId: ctx.account.id }
   const connection = await getAccountSecret(deps.db, deps.env.ENCRYPTION_KEY, deps.accountId, CRM_SECRET_KIND).catch((err: unknown) => {
     if (err instanceof Error && err.name === 'MissingKeyError') throw err
     // Sealed under another key (ENCRYPTION_KEY was rotated) or damaged: the account must connect again.

@@ -15,6 +15,8 @@ export interface AgentRow {
   team_id: string | null
   type: string
   executions: number
+  /** 1 when an operator marked the agent trusted (its workflow unchanged since). */
+  trusted: number
   reviews_count: number
   reviews_sum: number
   parameters: string
@@ -24,7 +26,7 @@ export interface AgentRow {
   updated_at: number
 }
 
-export type NewAgent = Omit<AgentRow, 'rowid' | 'reviews_count' | 'reviews_sum'>
+export type NewAgent = Omit<AgentRow, 'rowid' | 'reviews_count' | 'reviews_sum' | 'trusted'>
 
 /** Who is looking: an account and the teams it belongs to. */
 export interface Viewer {
@@ -56,29 +58,61 @@ export function visibilityClause(filter: VisibilityFilter, viewer: Viewer): { sq
 }
 
 export const AGENT_COLUMNS =
-  'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
+  'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.trusted, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
 
-export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
-  await db
+function insertStatement(db: D1Database, a: NewAgent): D1PreparedStatement {
+  return db
     .prepare(
       `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at)
-    .run()
 }
 
-/** An agent by id or slug, if the viewer may see it. */
+export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
+  await insertStatement(db, a).run()
+}
+
+/** Inserts agents in one batch: all of them or, when any insert fails, none. */
+export async function insertAgents(db: D1Database, agents: NewAgent[]): Promise<void> {
+  if (agents.length) await db.batch(agents.map((a) => insertStatement(db, a)))
+}
+
+/** Which of `slugs` the account's own agents already use: slug -> agent id. */
+export async function ownSlugs(db: D1Database, ownerId: string, slugs: string[]): Promise<Map<string, string>> {
+  if (!slugs.length) return new Map()
+  const { results } = await db
+    .prepare('SELECT id, slug FROM agents WHERE owner_account_id = ? AND slug IN (SELECT value FROM json_each(?))')
+    .bind(ownerId, JSON.stringify(slugs))
+    .all<{ id: string; slug: string }>()
+  return new Map(results.map((r) => [r.slug, r.id]))
+}
+
+/** How many agents an account owns. */
+export async function countOwnAgents(db: D1Database, accountId: string): Promise<number> {
+  const row = await db.prepare('SELECT count(*) AS n FROM agents WHERE owner_account_id = ?').bind(accountId).first<{ n: number }>()
+  return row?.n ?? 0
+}
+
+/**
+ * An agent by id or slug, if the viewer may see it. Slugs are unique per owner, so several visible
+ * agents may share one: an id wins, then the viewer's own agent, then the earliest created of the
+ * others the viewer may see (a later agent never takes over a slug callers already use).
+ */
 export async function getVisibleAgent(db: D1Database, viewer: Viewer, idOrSlug: string): Promise<AgentRow | null> {
   const vis = visibilityClause('all', viewer)
   return db
-    .prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql} LIMIT 1`)
-    .bind(idOrSlug, idOrSlug, ...vis.binds)
+    .prepare(
+      `SELECT ${AGENT_COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql}
+        ORDER BY a.id = ? DESC, a.owner_account_id = ? DESC, a.rowid LIMIT 1`,
+    )
+    .bind(idOrSlug, idOrSlug, ...vis.binds, idOrSlug, viewer.accountId)
     .first<AgentRow>()
 }
 
-export async function slugTaken(db: D1Database, slug: string, exceptId: string | null): Promise<boolean> {
-  const row = await db.prepare('SELECT id FROM agents WHERE (slug = ?1 OR id = ?1) AND id != ?2').bind(slug, exceptId ?? '').first()
+/** Does the owner already have another agent with this slug? (Other accounts' slugs never count.) */
+export async function slugTaken(db: D1Database, ownerId: string, slug: string, exceptId: string | null): Promise<boolean> {
+  const row = await db.prepare('SELECT 1 FROM agents WHERE owner_account_id = ? AND slug = ? AND id != ?').bind(ownerId, slug, exceptId ?? '').first()
   return row !== null
 }
 

@@ -1,5 +1,11 @@
 /** Runs and their memoized steps. */
 
+/** A value column and the kind column beside it that says where the value lives (see src/runtime/blobs.ts). */
+export interface StoredColumn {
+  text: string
+  kind: string
+}
+
 export type RunState = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export interface RunRow {
@@ -11,9 +17,13 @@ export interface RunRow {
   workflow_id: string | null
   output_variable_name: string | null
   input: string
+  input_kind: string
   job_input: string | null
+  job_input_kind: string
   output: string | null
+  output_kind: string
   metadata: string | null
+  metadata_kind: string
   error: string | null
   error_code: string | null
   error_status: number | null
@@ -30,27 +40,54 @@ export interface RunRow {
 
 export type NewRun = Pick<
   RunRow,
-  'id' | 'account_id' | 'action' | 'state' | 'parent_run_id' | 'workflow_id' | 'output_variable_name' | 'input' | 'job_input' | 'callback_url' | 'created_at' | 'started_at'
+  'id' | 'account_id' | 'action' | 'state' | 'parent_run_id' | 'workflow_id' | 'output_variable_name' | 'input' | 'input_kind' | 'job_input' | 'job_input_kind' | 'callback_url' | 'created_at' | 'started_at'
 >
 
 export async function insertRun(db: D1Database, r: NewRun): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, job_input, callback_url, created_at, started_at, attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.job_input, r.callback_url, r.created_at, r.started_at, r.state === 'running' ? 1 : 0)
+    .bind(
+      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
+      r.callback_url, r.created_at, r.started_at, r.state === 'running' ? 1 : 0,
+    )
     .run()
+}
+
+/** SQL counting the queued runs of an account (bound at `param`) that hold a queue message and have not ended. */
+export const inFlightCount = (param: string) => `(SELECT count(*) FROM runs WHERE account_id = ${param} AND job_input IS NOT NULL AND state IN ('queued', 'running'))`
+
+/**
+ * Inserts a queued run unless its account already has `maxInFlight` queued runs in flight; one
+ * statement, so concurrent requests cannot pass the cap together. False when refused.
+ */
+export async function insertQueuedRun(db: D1Database, r: NewRun, maxInFlight: number): Promise<boolean> {
+  const res = await db
+    .prepare(
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0 WHERE ${inFlightCount('?2')} < ?15`,
+    )
+    .bind(
+      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
+      r.callback_url, r.created_at, r.started_at, maxInFlight,
+    )
+    .run()
+  return res.meta.changes > 0
 }
 
 /** Inserts a child run unless it exists (a retried parent reuses its children). */
 export async function insertRunIfAbsent(db: D1Database, r: NewRun): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, job_input, callback_url, created_at, started_at, attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1`,
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1`,
     )
-    .bind(r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.job_input, r.callback_url, r.created_at, r.started_at)
+    .bind(
+      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
+      r.callback_url, r.created_at, r.started_at,
+    )
     .run()
 }
 
@@ -117,13 +154,14 @@ export async function setProgress(db: D1Database, id: string, progress: string, 
 }
 
 /** Ends a run with its output; false when it had already ended (a duplicate finisher). */
-export async function succeedRun(db: D1Database, id: string, output: string, metadata: string | null, usage: string | null, now: number): Promise<boolean> {
+export async function succeedRun(db: D1Database, id: string, output: StoredColumn, metadata: StoredColumn | null, usage: string | null, now: number): Promise<boolean> {
   const res = await db
     .prepare(
-      `UPDATE runs SET state = 'succeeded', output = ?, metadata = ?, usage = COALESCE(?, usage), job_input = NULL, lease_until = NULL, finished_at = ?
+      `UPDATE runs SET state = 'succeeded', output = ?, output_kind = ?, metadata = ?, metadata_kind = ?, usage = COALESCE(?, usage),
+                       job_input = NULL, lease_until = NULL, finished_at = ?
         WHERE id = ? AND state IN ('queued', 'running')`,
     )
-    .bind(output, metadata, usage, now, id)
+    .bind(output.text, output.kind, metadata?.text ?? null, metadata?.kind ?? 'inline', usage, now, id)
     .run()
   return res.meta.changes > 0
 }
@@ -149,23 +187,23 @@ export async function setCallbackState(db: D1Database, id: string, state: string
   await db.prepare('UPDATE runs SET callback_state = ? WHERE id = ?').bind(state, id).run()
 }
 
-export async function getStep(db: D1Database, runId: string, step: string): Promise<string | null> {
-  const row = await db.prepare('SELECT output FROM run_steps WHERE run_id = ? AND step = ?').bind(runId, step).first<{ output: string }>()
-  return row?.output ?? null
+/** A memoized step's stored result, or null when the step has not finished. */
+export async function getStep(db: D1Database, runId: string, step: string): Promise<{ output: string; output_kind: string } | null> {
+  return db.prepare('SELECT output, output_kind FROM run_steps WHERE run_id = ? AND step = ?').bind(runId, step).first<{ output: string; output_kind: string }>()
 }
 
-export async function putStep(db: D1Database, runId: string, step: string, output: string, now: number): Promise<void> {
+export async function putStep(db: D1Database, runId: string, step: string, output: StoredColumn, now: number): Promise<void> {
   await db
-    .prepare('INSERT INTO run_steps (run_id, step, output, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(run_id, step) DO NOTHING')
-    .bind(runId, step, output, now)
+    .prepare('INSERT INTO run_steps (run_id, step, output, output_kind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(run_id, step) DO NOTHING')
+    .bind(runId, step, output.text, output.kind, now)
     .run()
 }
 
 /** The final state of a run written in one go. */
 export interface RunEnd {
   state: 'succeeded' | 'failed'
-  output: string | null
-  metadata: string | null
+  output: StoredColumn | null
+  metadata: StoredColumn | null
   usage: string | null
   error: { message: string; code: string; status: number } | null
   finishedAt: number
@@ -175,13 +213,48 @@ export interface RunEnd {
 export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, output, metadata, usage,
-                         error, error_code, error_status, attempts, created_at, started_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, output, output_kind, metadata,
+                         metadata_kind, usage, error, error_code, error_status, attempts, created_at, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
     )
     .bind(
-      r.id, r.account_id, r.action, end.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, end.output, end.metadata, end.usage,
-      end.error?.message ?? null, end.error?.code ?? null, end.error?.status ?? null, r.created_at, r.started_at, end.finishedAt,
+      r.id, r.account_id, r.action, end.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, end.output?.text ?? null,
+      end.output?.kind ?? 'inline', end.metadata?.text ?? null, end.metadata?.kind ?? 'inline', end.usage, end.error?.message ?? null, end.error?.code ?? null,
+      end.error?.status ?? null, r.created_at, r.started_at, end.finishedAt,
     )
     .run()
+}
+
+/** A finished run the retention purge removes, with where its values live. */
+export interface PurgeableRun {
+  id: string
+  input_kind: string
+  job_input_kind: string
+  output_kind: string
+  metadata_kind: string
+}
+
+/** Runs that finished before `cutoff`, oldest first, at most `limit`, and those of their steps whose results are in KV. */
+export async function runsFinishedBefore(db: D1Database, cutoff: number, limit: number): Promise<{ runs: PurgeableRun[]; kvSteps: { run_id: string; step: string }[] }> {
+  const { results: runs } = await db
+    .prepare('SELECT id, input_kind, job_input_kind, output_kind, metadata_kind FROM runs WHERE finished_at < ? ORDER BY finished_at LIMIT ?')
+    .bind(cutoff, limit)
+    .all<PurgeableRun>()
+  if (runs.length === 0) return { runs, kvSteps: [] }
+  const { results: kvSteps } = await db
+    .prepare("SELECT run_id, step FROM run_steps WHERE run_id IN (SELECT value FROM json_each(?)) AND output_kind IN ('kv', 'sealed+kv')")
+    .bind(JSON.stringify(runs.map((r) => r.id)))
+    .all<{ run_id: string; step: string }>()
+  return { runs, kvSteps }
+}
+
+/** Deletes runs with their steps and crawl frontier rows. */
+export async function deleteRuns(db: D1Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  const list = JSON.stringify(ids)
+  await db.batch([
+    db.prepare('DELETE FROM run_steps WHERE run_id IN (SELECT value FROM json_each(?))').bind(list),
+    db.prepare('DELETE FROM crawl_pages WHERE run_id IN (SELECT value FROM json_each(?))').bind(list),
+    db.prepare('DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))').bind(list),
+  ])
 }

@@ -10,6 +10,9 @@ export interface TokenRow {
   expires_at: number | null
   revoked_at: number | null
   last_used_at: number | null
+  /** The token's own limits below the account's (null: the account's alone). */
+  rate_limit_per_minute: number | null
+  rate_limit_per_day: number | null
 }
 
 /** What authentication needs about a token, read in one query with its account and teams. */
@@ -22,18 +25,27 @@ export interface TokenPrincipalRow {
   last_used_at: number | null
   rate_limit_per_minute: number | null
   rate_limit_per_day: number | null
+  token_rate_limit_per_minute: number | null
+  token_rate_limit_per_day: number | null
   team_ids: string | null
   /** `<epoch>:<version>:<index version>` of the agent catalog, read in the same query (migrations 0008, 0009). */
   catalog_version: string | null
 }
 
-export async function insertToken(db: D1Database, row: TokenRow): Promise<void> {
-  await db
+/**
+ * Inserts a token unless its account already has `maxActive` active (unrevoked, unexpired) tokens;
+ * one statement, so concurrent creations cannot pass the cap together. False when refused.
+ */
+export async function insertToken(db: D1Database, row: TokenRow, maxActive: number): Promise<boolean> {
+  const res = await db
     .prepare(
-      'INSERT INTO api_tokens (id, account_id, name, hash, start, created_at, expires_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)',
+      `INSERT INTO api_tokens (id, account_id, name, hash, start, created_at, expires_at, revoked_at, last_used_at, rate_limit_per_minute, rate_limit_per_day)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, NULL, ?8, ?9
+        WHERE (SELECT count(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?6)) < ?10`,
     )
-    .bind(row.id, row.account_id, row.name, row.hash, row.start, row.created_at, row.expires_at)
+    .bind(row.id, row.account_id, row.name, row.hash, row.start, row.created_at, row.expires_at, row.rate_limit_per_minute, row.rate_limit_per_day, maxActive)
     .run()
+  return res.meta.changes > 0
 }
 
 export async function findPrincipalByHash(db: D1Database, hash: string): Promise<TokenPrincipalRow | null> {
@@ -41,6 +53,7 @@ export async function findPrincipalByHash(db: D1Database, hash: string): Promise
     .prepare(
       `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
               a.rate_limit_per_minute, a.rate_limit_per_day,
+              t.rate_limit_per_minute AS token_rate_limit_per_minute, t.rate_limit_per_day AS token_rate_limit_per_day,
               (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids,
               (SELECT epoch || ':' || version || ':' || index_version FROM catalog_version WHERE id = 1) AS catalog_version
          FROM api_tokens t JOIN accounts a ON a.id = t.account_id
@@ -53,10 +66,12 @@ export async function findPrincipalByHash(db: D1Database, hash: string): Promise
 /** Public view of a token: everything but the hash. */
 export type TokenView = Omit<TokenRow, 'hash'>
 
+const VIEW_COLUMNS = 'id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at, rate_limit_per_minute, rate_limit_per_day'
+
 export async function listTokens(db: D1Database, accountId: string): Promise<TokenView[]> {
   const { results } = await db
     .prepare(
-      'SELECT id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id',
+      `SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id`,
     )
     .bind(accountId)
     .all<TokenView>()
@@ -65,7 +80,7 @@ export async function listTokens(db: D1Database, accountId: string): Promise<Tok
 
 export async function getToken(db: D1Database, id: string): Promise<TokenView | null> {
   return db
-    .prepare('SELECT id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at FROM api_tokens WHERE id = ?')
+    .prepare(`SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE id = ?`)
     .bind(id)
     .first<TokenView>()
 }
@@ -75,6 +90,20 @@ export async function revokeToken(db: D1Database, id: string, accountId: string 
   const res = await db
     .prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
     .bind(now, id, accountId, accountId)
+    .run()
+  return res.meta.changes > 0
+}
+
+/** Sets a token's own limits; `accountId` scopes the change to its owner (null for operators). False when no such token. */
+export async function updateTokenLimits(
+  db: D1Database,
+  id: string,
+  accountId: string | null,
+  limits: { rate_limit_per_minute: number | null; rate_limit_per_day: number | null },
+): Promise<boolean> {
+  const res = await db
+    .prepare('UPDATE api_tokens SET rate_limit_per_minute = ?, rate_limit_per_day = ? WHERE id = ? AND (? IS NULL OR account_id = ?)')
+    .bind(limits.rate_limit_per_minute, limits.rate_limit_per_day, id, accountId, accountId)
     .run()
   return res.meta.changes > 0
 }

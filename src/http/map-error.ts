@@ -1,6 +1,6 @@
 import type { MissingKeyError } from '../lib/crypto'
 import type { ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
-import type { UnresolvedReferenceError } from '../runtime/templates'
+import type { ExpansionTooLargeError, UnresolvedReferenceError } from '../runtime/templates'
 import { ApiError, isApiError, type ErrorCode } from './errors'
 
 const PROVIDER_CODES: Record<ProviderError['kind'], ErrorCode> = {
@@ -33,6 +33,13 @@ export function toApiError(err: unknown): ApiError | null {
         { path: e.field, message: `{{${e.reference}}} ${e.reason}` },
       ])
     }
+    case 'ExpansionTooLarge': {
+      const e = err as ExpansionTooLargeError
+      const message = `resolving {{...}} references makes the input larger than the limit of ${e.limit} bytes (MAX_RESOLVED_INPUT_BYTES)`
+      return new ApiError('PAYLOAD_TOO_LARGE', `Input too large at ${e.field}: ${message}`, [{ path: e.field, message }])
+    }
+    case 'MissingBlobError':
+      return new ApiError('NOT_FOUND', 'A stored value is no longer available: it expired or was purged')
     case 'NotConfiguredError':
       return new ApiError('NOT_CONFIGURED', err.message, [], {})
     case 'MissingKeyError':

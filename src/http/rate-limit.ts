@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { countRequestStatement, readCount, type RateCount } from '../db/rate-limits'
+import { countRequestStatements, readCount, type RateCount, type RateLimits } from '../db/rate-limits'
 import type { Admission } from '../runtime/context'
 import { ApiError } from './errors'
 import type { AppEnv } from './types'
@@ -8,16 +8,26 @@ const MINUTE = 60_000
 const DAY = 86_400_000
 
 /**
- * Tokens refused in this isolate, until their window resets: their next requests are counted on
- * their own before any work, so a caller over its limit cannot make search run its first read.
+ * Accounts and tokens refused in this isolate, until their window resets: their next requests are
+ * counted on their own before any work, so a caller over its limit cannot make search run its first read.
  */
 const refusedUntil = new Map<string, number>()
 const REFUSED_ENTRIES = 10_000
 
+/** One limit a request is counted against: the account's or the token's, per minute or per day. */
+interface Window {
+  scope: 'account' | 'token'
+  unit: 'minute' | 'day'
+  limit: number
+  count: number
+  resetAt: number
+}
+
 /**
- * Per-token limits (per minute and per day, account override first), counted once per request.
- * Every authenticated response carries the ratelimit-* headers of the window closest to running out;
- * a 429 adds retry-after.
+ * Limits per account (all its tokens together; the setting's default or the account's override),
+ * and a token's own lower limits when it has them, counted once per request. Every authenticated
+ * response carries the ratelimit-* headers of the limit that binds: the one closest to running out,
+ * or the one that refused the request; a 429 adds retry-after.
  */
 export class RateLimitAdmission implements Admission {
   headers: Record<string, string> | null = null
@@ -26,60 +36,81 @@ export class RateLimitAdmission implements Admission {
   private readonly now = Date.now()
   private readonly minuteStart = this.now - (this.now % MINUTE)
   private readonly dayStart = this.now - (this.now % DAY)
+  /** The token's limits within the account's. */
+  private readonly tokenLimits: RateLimits
 
   constructor(
     private readonly db: D1Database,
+    private readonly accountId: string,
     private readonly tokenId: string,
-    private readonly perMinute: number,
-    private readonly perDay: number,
-  ) {}
+    private readonly accountLimits: RateLimits,
+    /** The token's own limits (either may be null: the account's applies). */
+    private readonly tokenOwn: { perMinute: number | null; perDay: number | null },
+  ) {
+    this.tokenLimits = {
+      perMinute: Math.min(accountLimits.perMinute, tokenOwn.perMinute ?? Infinity),
+      perDay: Math.min(accountLimits.perDay, tokenOwn.perDay ?? Infinity),
+    }
+  }
 
   admit(): Promise<void> {
-    this.counting ??= this.statement()
-      .all()
-      .then((result) => this.settle(readCount(result)))
+    this.counting ??= this.db.batch<Record<string, unknown>>(this.statements()).then(([account, token]) => this.settle(readCount(account, token)))
     return this.counting
   }
 
   async read(statements: D1PreparedStatement[]): Promise<D1Result<Record<string, unknown>>[]> {
-    if (this.counting || (refusedUntil.get(this.tokenId) ?? 0) > this.now) {
+    const refused = Math.max(refusedUntil.get(this.accountId) ?? 0, refusedUntil.get(this.tokenId) ?? 0)
+    if (this.counting || refused > this.now) {
       await this.admit()
       return this.db.batch(statements)
     }
-    const results = this.db.batch<Record<string, unknown>>([this.statement(), ...statements])
-    this.counting = results.then(([count]) => this.settle(readCount(count)))
+    const counted = this.statements()
+    const results = this.db.batch<Record<string, unknown>>([...counted, ...statements])
+    this.counting = results.then(([account, token]) => this.settle(readCount(account, token)))
     await this.counting
-    return (await results).slice(1)
+    return (await results).slice(counted.length)
   }
 
-  private statement(): D1PreparedStatement {
-    return countRequestStatement(this.db, this.tokenId, this.minuteStart, this.dayStart, this.perMinute, this.perDay)
+  private statements(): D1PreparedStatement[] {
+    return countRequestStatements(this.db, this.accountId, this.tokenId, this.minuteStart, this.dayStart, this.accountLimits, this.tokenLimits)
+  }
+
+  private windows(count: RateCount): Window[] {
+    const minuteReset = this.minuteStart + MINUTE
+    const dayReset = this.dayStart + DAY
+    const out: Window[] = [
+      { scope: 'account', unit: 'minute', limit: this.accountLimits.perMinute, count: count.account.minuteCount, resetAt: minuteReset },
+      { scope: 'account', unit: 'day', limit: this.accountLimits.perDay, count: count.account.dayCount, resetAt: dayReset },
+    ]
+    if (this.tokenOwn.perMinute !== null) out.push({ scope: 'token', unit: 'minute', limit: this.tokenLimits.perMinute, count: count.token.minuteCount, resetAt: minuteReset })
+    if (this.tokenOwn.perDay !== null) out.push({ scope: 'token', unit: 'day', limit: this.tokenLimits.perDay, count: count.token.dayCount, resetAt: dayReset })
+    return out
   }
 
   private settle(count: RateCount): void {
-    const { perMinute, perDay, now } = this
-    const minuteLeft = Math.max(0, perMinute - count.minuteCount)
-    const dayLeft = Math.max(0, perDay - count.dayCount)
-    const minuteExhausted = !count.allowed && count.minuteCount >= perMinute
-    // Report the window that blocks (or would block first).
-    const useDay = count.allowed ? dayLeft < minuteLeft : !minuteExhausted
-    const limit = useDay ? perDay : perMinute
-    const remaining = useDay ? dayLeft : minuteLeft
-    const resetAt = useDay ? this.dayStart + DAY : this.minuteStart + MINUTE
-    const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000))
+    const windows = this.windows(count)
+    const left = (w: Window) => Math.max(0, w.limit - w.count)
+    // Allowed: the limit closest to running out. Refused: of the limits used up, the one that frees last.
+    const usedUp = windows.filter((w) => w.count >= w.limit)
+    const binding =
+      count.allowed || usedUp.length === 0
+        ? windows.reduce((best, w) => (left(w) < left(best) ? w : best))
+        : usedUp.reduce((best, w) => (w.resetAt > best.resetAt ? w : best))
+    const resetSeconds = Math.max(1, Math.ceil((binding.resetAt - this.now) / 1000))
     this.headers = {
-      'ratelimit-limit': String(limit),
-      'ratelimit-remaining': String(remaining),
+      'ratelimit-limit': String(binding.limit),
+      'ratelimit-remaining': String(left(binding)),
       'ratelimit-reset': String(resetSeconds),
-      'ratelimit-reset-date': new Date(resetAt).toUTCString(),
+      'ratelimit-reset-date': new Date(binding.resetAt).toUTCString(),
     }
     if (count.allowed) return
     this.refused = true
     if (refusedUntil.size >= REFUSED_ENTRIES) refusedUntil.clear()
-    refusedUntil.set(this.tokenId, resetAt)
+    refusedUntil.set(binding.scope === 'account' ? this.accountId : this.tokenId, binding.resetAt)
+    const whose = binding.scope === 'account' ? 'this account (all its tokens together)' : 'this token (its own limit, below the account\'s)'
     throw new ApiError(
       'RATE_LIMITED',
-      `Rate limit exceeded: ${limit} requests per ${useDay ? 'day' : 'minute'} for this token; retry in ${resetSeconds} s`,
+      `Rate limit exceeded: ${binding.limit} requests per ${binding.unit} for ${whose}; retry in ${resetSeconds} s`,
       [],
       { ...this.headers, 'retry-after': String(resetSeconds) },
     )
@@ -89,7 +120,13 @@ export class RateLimitAdmission implements Admission {
 function admissionOf(c: Context<AppEnv>): RateLimitAdmission {
   const p = c.get('principal')
   const config = c.get('config')
-  const admission = new RateLimitAdmission(c.env.DB, p.tokenId, p.rateLimitPerMinute ?? config.rateLimitPerMinute, p.rateLimitPerDay ?? config.rateLimitPerDay)
+  const admission = new RateLimitAdmission(
+    c.env.DB,
+    p.accountId,
+    p.tokenId,
+    { perMinute: p.rateLimitPerMinute ?? config.rateLimitPerMinute, perDay: p.rateLimitPerDay ?? config.rateLimitPerDay },
+    { perMinute: p.tokenRateLimitPerMinute, perDay: p.tokenRateLimitPerDay },
+  )
   c.set('admission', admission)
   return admission
 }

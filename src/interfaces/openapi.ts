@@ -1,12 +1,15 @@
 import { z } from 'zod'
 import type { AnyAction } from '../actions/define'
 import { actions } from '../actions/registry'
-import { CreateAgentBody, ReviewBody, UpdateAgentBody } from '../agents/schema'
-import { CreateAccountBody, CreateTeamBody, CreateTokenBody, MemberBody, UpdateAccountBody } from '../auth/schemas'
+import { secretFields } from '../actions/secret-fields'
+import { GrantBody } from '../agents/grant-routes'
+import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, ReviewBody, UpdateAgentBody } from '../agents/schema'
+import { CreateAccountBody, CreateTeamBody, CreateTokenBody, MemberBody, UpdateAccountBody, UpdateTokenBody } from '../auth/schemas'
 import { ConnectBody, CreateObjectBody } from '../crm/routes'
 import { ERROR_STATUS, type ErrorCode } from '../http/errors'
 import { LlmKeyBody } from '../providers/llm/routes'
 import { mayQueue } from '../runtime/execute'
+import { INTEGRATIONS } from '../runtime/integrations'
 
 type Schema = Record<string, unknown>
 type Operation = Record<string, unknown>
@@ -50,14 +53,16 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   UNSAFE_URL: 'A URL points at a private, loopback or metadata address',
   UNAUTHORIZED: 'No bearer token, or an unknown, expired or revoked one',
   FORBIDDEN: 'The token may not do this',
+  INTEGRATION_NOT_GRANTED: "An agent of another account needs the caller's grant to use this integration; the message names the agent, the integration and PUT /v1/grants/<agent id>",
   NOT_FOUND: 'Unknown route, action, agent, run or object (or one the caller may not see)',
   METHOD_NOT_ALLOWED: 'Wrong HTTP method; `Allow` names the right one',
   CONFLICT: 'Idempotency-Key reused with a different body, or a unique value taken',
   INTEGRATION_NOT_CONNECTED: 'The action needs an integration (CRM) the account has not connected',
-  PAYLOAD_TOO_LARGE: 'The body is larger than MAX_BODY_BYTES',
+  PAYLOAD_TOO_LARGE: 'The body, the input after resolving references, a variable or a variable scope is larger than its limit',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json',
   UNPROCESSABLE: 'The input is well-formed but cannot be acted on',
-  RATE_LIMITED: 'The token used up its per-minute or per-day requests; see retry-after',
+  RATE_LIMITED: "The account (all its tokens together) or the token (its own lower limit) used up its per-minute or per-day requests; see retry-after",
+  QUOTA_EXCEEDED: 'The account holds as many active tokens, agents or queued runs in flight as its settings allow; the message names the setting and what frees one',
   UPSTREAM_RATE_LIMITED: 'An upstream service rate-limited the request',
   INTERNAL: 'Unexpected failure; the message carries the request id',
   UPSTREAM_FAILED: 'An upstream service failed or answered something unusable',
@@ -178,7 +183,7 @@ function actionOperation(a: AnyAction): Operation {
     requestBody,
     responses,
     ...annotationsOf(a),
-    ...(a.secretFields?.length ? { 'x-secret-fields': [...a.secretFields] } : {}),
+    ...(secretFields(a).length ? { 'x-secret-fields': [...secretFields(a)] } : {}),
   }
 }
 
@@ -205,7 +210,7 @@ function actionPaths(): Record<string, unknown> {
       responses: {
         ...ok("The agent's output", {}),
         '202': { description: 'Still running; poll the run', headers: { 'x-run-id': ref('headers', 'RunId'), Location: ref('headers', 'Location') }, content: { 'application/json': { schema: ref('schemas', 'QueuedRun') } } },
-        ...errors(...BODY_ERRORS, 401, 404, 409, 429, 500, 502, 503, 504),
+        ...errors(...BODY_ERRORS, 401, 403, 404, 409, 429, 500, 502, 503, 504),
       },
     },
   }
@@ -221,11 +226,23 @@ function resourcePaths(): Record<string, unknown> {
     '/v1/tokens': {
       get: authed({ operationId: 'listTokens', summary: "List the account's tokens", responses: { ...ok('Tokens (never their values)', { type: 'array', items: tokenView }), ...errors(...AUTHED_ERRORS) } }, 'Account'),
       post: authed(
-        { operationId: 'createToken', summary: 'Create a token (its value is shown once)', requestBody: jsonBody(CreateTokenBody, [{ name: 'ci', expires_in_days: 30 }]), responses: { ...ok('The new token, with `token` shown once', tokenView, { status: 201 }), ...errors(...BODY_ERRORS, ...AUTHED_ERRORS) } },
+        { operationId: 'createToken', summary: 'Create a token (its value is shown once)', requestBody: jsonBody(CreateTokenBody, [{ name: 'ci', expires_in_days: 30 }]), responses: { ...ok('The new token, with `token` shown once', tokenView, { status: 201 }), ...errors(...BODY_ERRORS, 403, ...AUTHED_ERRORS) } },
         'Account',
       ),
     },
-    '/v1/tokens/{id}': { delete: authed({ operationId: 'revokeToken', summary: 'Revoke a token', parameters: [pathParam('id', 'Token id (tok_...)')], responses: { ...ok('The revoked token', tokenView), ...errors(404, ...AUTHED_ERRORS) } }, 'Account') },
+    '/v1/tokens/{id}': {
+      parameters: [pathParam('id', 'Token id (tok_...)')],
+      patch: authed(
+        {
+          operationId: 'updateToken',
+          summary: "Set a token's own rate limits (below the account's; a limited token cannot raise any token above its own)",
+          requestBody: jsonBody(UpdateTokenBody, [{ rate_limit_per_minute: 5 }]),
+          responses: { ...ok('The token', tokenView), ...errors(...BODY_ERRORS, 403, 404, ...AUTHED_ERRORS) },
+        },
+        'Account',
+      ),
+      delete: authed({ operationId: 'revokeToken', summary: 'Revoke a token', responses: { ...ok('The revoked token', tokenView), ...errors(404, ...AUTHED_ERRORS) } }, 'Account'),
+    },
     '/v1/agents': {
       get: authed(
         {
@@ -238,6 +255,28 @@ function resourcePaths(): Record<string, unknown> {
       ),
       post: authed({ operationId: 'createAgent', summary: 'Create an agent', requestBody: jsonBody(CreateAgentBody, [AGENT_EXAMPLE]), responses: { ...ok('The agent', ref('schemas', 'Agent'), { status: 201 }), ...errors(...BODY_ERRORS, 403, 409, ...AUTHED_ERRORS) } }, 'Agents'),
     },
+    '/v1/agents/import': {
+      post: authed(
+        {
+          operationId: 'importAgents',
+          summary: 'Create many agents at once, all or nothing',
+          description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`,
+          requestBody: jsonBody(ImportAgentsBody, [{ agents: [AGENT_EXAMPLE] }]),
+          responses: {
+            ...ok('What was created', {
+              type: 'object',
+              properties: {
+                created: { type: 'integer' },
+                existing: { type: 'integer' },
+                agents: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, slug: { type: ['string', 'null'] }, name: { type: 'string' }, status: { enum: ['created', 'existing'] } } } },
+              },
+            }, { status: 201 }),
+            ...errors(...BODY_ERRORS, 403, 409, ...AUTHED_ERRORS),
+          },
+        },
+        'Agents',
+      ),
+    },
     '/v1/agents/{id}': {
       parameters: [pathParam('id', 'Agent id or slug')],
       get: authed({ operationId: 'getAgent', summary: 'Read an agent the caller can see', responses: { ...ok('The agent', ref('schemas', 'Agent')), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
@@ -248,6 +287,22 @@ function resourcePaths(): Record<string, unknown> {
       parameters: [pathParam('id', 'Agent id or slug')],
       put: authed({ operationId: 'reviewAgent', summary: 'Rate an agent 1-5 (one review per account)', requestBody: jsonBody(ReviewBody, [{ rating: 5 }]), responses: { ...ok('The agent with its new score', ref('schemas', 'Agent')), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } }, 'Agents'),
       delete: authed({ operationId: 'unreviewAgent', summary: 'Remove your review', responses: { ...ok('The agent', ref('schemas', 'Agent')), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
+    },
+    '/v1/grants': {
+      get: authed({ operationId: 'listGrants', summary: "Agents of other accounts you allowed to use your integrations", responses: { ...ok('Grants', { type: 'array', items: ref('schemas', 'Grant') }), ...errors(...AUTHED_ERRORS) } }, 'Agents'),
+    },
+    '/v1/grants/{agent}': {
+      parameters: [pathParam('agent', 'Agent id or slug')],
+      put: authed(
+        {
+          operationId: 'grantAgent',
+          summary: "Allow another account's agent to use your integrations (until revoked or its workflow changes)",
+          requestBody: { ...jsonBody(GrantBody, [{ integrations: ['crm'] }]), required: false },
+          responses: { ...ok('The grant, with what the agent declares', ref('schemas', 'Grant')), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) },
+        },
+        'Agents',
+      ),
+      delete: authed({ operationId: 'revokeAgentGrant', summary: 'Revoke a grant', responses: { ...ok('Revoked', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
     },
     '/v1/runs': {
       get: authed(
@@ -323,9 +378,13 @@ function resourcePaths(): Record<string, unknown> {
     '/v1/admin/accounts/{id}/tokens': {
       parameters: [pathParam('id', 'Account id')],
       get: admin({ operationId: 'adminListTokens', summary: "List an account's tokens", responses: { ...ok('Tokens', { type: 'array', items: tokenView }, { authed: false }), ...errors(401, 404, 500) } }),
-      post: admin({ operationId: 'adminCreateToken', summary: 'Create a token for an account', requestBody: jsonBody(CreateTokenBody, [{ name: 'default' }]), responses: { ...ok('The new token, shown once', tokenView, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
+      post: admin({ operationId: 'adminCreateToken', summary: 'Create a token for an account', requestBody: jsonBody(CreateTokenBody, [{ name: 'default' }]), responses: { ...ok('The new token, shown once', tokenView, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 404, 429, 500) } }),
     },
-    '/v1/admin/tokens/{id}': { delete: admin({ operationId: 'adminRevokeToken', summary: 'Revoke any token', parameters: [pathParam('id', 'Token id')], responses: { ...ok('The revoked token', tokenView, { authed: false }), ...errors(401, 404, 500) } }) },
+    '/v1/admin/tokens/{id}': {
+      parameters: [pathParam('id', 'Token id')],
+      patch: admin({ operationId: 'adminUpdateToken', summary: "Set any token's own rate limits", requestBody: jsonBody(UpdateTokenBody, [{ rate_limit_per_day: 500 }]), responses: { ...ok('The token', tokenView, { authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
+      delete: admin({ operationId: 'adminRevokeToken', summary: 'Revoke any token', responses: { ...ok('The revoked token', tokenView, { authed: false }), ...errors(401, 404, 500) } }),
+    },
     '/v1/admin/teams': {
       get: admin({ operationId: 'adminListTeams', summary: 'List teams', responses: { ...ok('Teams', anyArray, { authed: false }), ...errors(401, 500) } }),
       post: admin({ operationId: 'adminCreateTeam', summary: 'Create a team', requestBody: jsonBody(CreateTeamBody, [{ name: 'Sales' }]), responses: { ...ok('The team', anyObject, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 500) } }),
@@ -335,6 +394,11 @@ function resourcePaths(): Record<string, unknown> {
       parameters: [pathParam('id', 'Team id'), pathParam('accountId', 'Account id')],
       put: admin({ operationId: 'adminAddMember', summary: 'Add an account to a team', requestBody: jsonBody(MemberBody, [{ role: 'member' }], false), responses: { ...ok('The membership', anyObject, { authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
       delete: admin({ operationId: 'adminRemoveMember', summary: 'Remove an account from a team', responses: { ...ok('Removed', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
+    },
+    '/v1/admin/agents/{id}/trusted': {
+      parameters: [pathParam('id', 'Agent id')],
+      put: admin({ operationId: 'adminTrustAgent', summary: "Trust an agent's current workflow: it uses callers' integrations without their grants", responses: { ...ok('Trusted', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
+      delete: admin({ operationId: 'adminDistrustAgent', summary: 'End the trust of an agent', responses: { ...ok('Not trusted', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
     },
     '/mcp': {
       post: {
@@ -368,7 +432,7 @@ const AGENT_EXAMPLE = {
   description: 'Summarises what a company does from its domain.',
   visibility: 'private',
   parameters: { type: 'object', properties: { domain: { type: 'string', description: 'Company domain' } }, required: ['domain'], additionalProperties: false },
-  workflow: { steps: [{ id: 'lookup', action: 'crm.v2.lookup_object', input: { object_type: 'companies', id_method: 'Company Domain (Companies only)', object_id: '{{input.domain}}' } }] },
+  workflow: { steps: [{ id: 'lookup', action: 'crm.v2.lookup_object', input: { object_type: 'companies', object_id: '{{input.domain}}' } }] },
 }
 
 function components(): Record<string, unknown> {
@@ -405,7 +469,31 @@ function components(): Record<string, unknown> {
         202,
       ),
       Me: { type: 'object', properties: { account_id: { type: 'string' }, account_name: { type: 'string' }, token_id: { type: 'string' }, team_ids: { type: 'array', items: { type: 'string' } } } },
-      Agent: { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, slug: { type: ['string', 'null'] }, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['public', 'private', 'team'] } } },
+      Agent: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { id: { type: 'string' }, slug: { type: ['string', 'null'] }, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['public', 'private', 'team'] }, access: ref('schemas', 'AgentAccess') },
+      },
+      AgentAccess: {
+        type: 'object',
+        description: "What the agent may touch of a caller's account (also `function.metadata.access` in search hits)",
+        required: ['integrations', 'trusted'],
+        properties: {
+          integrations: { type: 'array', items: { enum: [...INTEGRATIONS] }, description: 'Integrations its workflow uses; another account needs to grant them (PUT /v1/grants/{agent})' },
+          trusted: { type: 'boolean', description: 'An operator vouches for this workflow: it needs no grant' },
+        },
+      },
+      Grant: {
+        type: 'object',
+        required: ['agent_id', 'integrations'],
+        properties: {
+          agent_id: { type: 'string' },
+          agent_name: { type: ['string', 'null'] },
+          integrations: { type: 'array', items: { enum: [...INTEGRATIONS] } },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+      },
       Run: {
         type: 'object',
         additionalProperties: true,

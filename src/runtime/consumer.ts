@@ -1,17 +1,19 @@
 import { getAction } from '../actions/registry'
+import { queuedRunScope } from '../agents/access'
 import { maintainTextIndexes } from '../agents/maintenance'
 import { readConfig } from '../config'
 import { teamIdsOf } from '../db/accounts'
 import { claimRun, failRun, getRun, releaseRun, setCallbackState, type RunRow } from '../db/runs'
-import { purgeExpired } from '../db/variables'
 import type { Env } from '../env'
 import { isTransient } from '../http/map-error'
 import { hmacSha256Hex } from '../lib/crypto'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { errorBody } from '../http/envelope'
-import { createContext, executeRun, jobInput, outcomeOf, recordFailure, userAgent, type Runtime } from './execute'
+import { collectSecrets, createContext, executeRun, outcomeOf, recordFailure, userAgent, type Runtime } from './execute'
 import { isContinueLater, type JobMessage } from './jobs'
 import { createLogger, errorFields } from './log'
+import { purgeStored } from './retention'
+import { readJobInput } from './run-values'
 
 const LEASE_MS = 5 * 60_000
 /** Matches max_retries in wrangler.toml: after this many deliveries the message goes to the dead-letter queue. */
@@ -39,14 +41,16 @@ export async function processRun(rt: Runtime, runId: string, delivery: number): 
     return { ack: false, delaySeconds: Math.max(1, Math.ceil(((run.lease_until ?? now) - now) / 1000)) }
   }
   const action = getAction(claimed.action)
-  const log = rt.log.child({ run_id: runId, action: claimed.action, delivery })
   if (!action) {
     await failRun(env.DB, runId, { message: `Action "${claimed.action}" no longer exists`, code: 'INTERNAL', status: 500 }, null, Date.now())
     return { ack: true }
   }
-  const ctx = createContext(rt, { account: await accountOf(env, claimed), requestId: `job_${runId}`, workflowId: claimed.workflow_id }, runId, true)
+  const account = await accountOf(env, claimed)
+  const agent = await queuedRunScope({ db: env.DB, account, runId })
+  const ctx = createContext(rt, { account, requestId: `job_${runId}`, workflowId: claimed.workflow_id, agent }, runId, true)
   try {
-    const input = await jobInput(env, claimed)
+    const input = await readJobInput(env, claimed)
+    await collectSecrets(action, input, ctx)
     await executeRun(rt, ctx, action, input, claimed)
     await deliverCallback(rt, runId)
     return { ack: true }
@@ -57,7 +61,7 @@ export async function processRun(rt: Runtime, runId: string, delivery: number): 
       return { ack: true }
     }
     if (isTransient(err) && delivery < MAX_DELIVERIES) {
-      log.warn('run attempt failed; will retry', errorFields(err))
+      ctx.log.warn('run attempt failed; will retry', { action: claimed.action, delivery, ...errorFields(err) })
       await releaseRun(env.DB, runId, 'queued')
       return { ack: false, delaySeconds: backoffSeconds(delivery, rt.config.queueRetryBaseSeconds) }
     }
@@ -90,7 +94,7 @@ export async function deliverCallback(rt: Runtime, runId: string): Promise<void>
   const body = JSON.stringify(payload)
   const t = Math.floor(Date.now() / 1000)
   const signature = await hmacSha256Hex(rt.env.WEBHOOK_SIGNING_SECRET, `${t}.${body}`)
-  const fetcher = createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch })
+  const fetcher = createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log: rt.log })
   try {
     const res = await fetcher(run.callback_url, {
       method: 'POST',
@@ -148,8 +152,12 @@ export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx
   )
 }
 
-/** Cron: drops expired variables, idempotency keys and old rate-limit rows; merges the agent text indexes once agent text changed. */
+/**
+ * Cron: drops expired variables, idempotency keys and old rate-limit rows, and runs past their
+ * retention, with their KV blobs; merges the agent text indexes once agent text changed.
+ */
 export async function handleScheduled(_controller: ScheduledController, env: Env): Promise<void> {
-  await purgeExpired(env.DB, Date.now())
+  const purged = await purgeStored(env, readConfig(env), Date.now())
+  if (purged.runs + purged.variables > 0) createLogger({ component: 'cron' }).info('purged stored data', { ...purged })
   await maintainTextIndexes(env.DB)
 }

@@ -1,7 +1,9 @@
 import type { Config } from '../config'
 import type { Env } from '../env'
 import type { GuardedFetch } from '../providers/web/fetch'
+import type { Integration } from './integrations'
 import type { Logger } from './log'
+import type { SecretSet } from './secrets'
 
 /** The account an action runs for. */
 export interface RunAccount {
@@ -9,6 +11,22 @@ export interface RunAccount {
   teamIds: string[]
   /** Agent catalog version read with the token (HTTP requests only); enables exact search caching. */
   catalogVersion?: string | null
+}
+
+/**
+ * The agent whose workflow step is running: what it may see and touch of the account that invoked it.
+ * Its steps read and write variables only in `workflowId`, a scope of the agent run itself that no
+ * Workflow-Id header can name.
+ */
+export interface AgentScope {
+  id: string
+  name: string
+  /** The agent, or an agent that invoked it, belongs to another account: catalog reads see public agents only. */
+  foreign: boolean
+  /** Integrations of the invoking account its steps may use (all for the caller's own or a trusted agent). */
+  allowed: readonly Integration[]
+  /** The agent run's private variable scope. */
+  workflowId: string
 }
 
 /**
@@ -31,8 +49,10 @@ export interface ActionContext {
   account: RunAccount
   runId: string
   requestId: string
-  /** The Workflow-Id scope of the call, or null. */
+  /** The Workflow-Id scope of the call (in an agent's step: the agent run's private scope), or null. */
   workflowId: string | null
+  /** The agent whose step this is, or null for a call made directly. */
+  agent: AgentScope | null
   /** True when running in the Queue consumer. */
   queued: boolean
   db: D1Database
@@ -44,17 +64,24 @@ export interface ActionContext {
   cache: KVNamespace
   /** The guarded outbound client (SSRF checks, timeouts, size caps, retries). */
   fetch: GuardedFetch
+  /** Scrubs the run's secrets from every line it writes. */
   log: Logger
+  /**
+   * The run tree's secret values (by schema type); an action adds any credential it obtains (a
+   * session token) so no record or log of the run keeps it.
+   */
+  secrets: SecretSet
   signal: AbortSignal
   /** Records progress on the run (visible at GET /v1/runs/:id) and keeps its lease alive. */
   progress(update: Record<string, unknown>): Promise<void>
   /** Runs `fn` once per run: a retried run gets the stored result instead of repeating it. */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>
   /**
-   * Runs another action as a child run (workflow steps), validating its input. `template` is the
-   * input before references were resolved, so whole-field references can be fitted to the schema.
+   * Runs another action as a child run: a step of `agent`'s workflow, in the agent's scope. Validates
+   * its input; `template` is the input before references were resolved, so whole-field references
+   * can be fitted to the schema.
    */
-  invoke(action: string, input: Record<string, unknown>, stepName: string, template?: Record<string, unknown>): Promise<unknown>
+  invoke(action: string, input: Record<string, unknown>, stepName: string, agent: AgentScope, template?: Record<string, unknown>): Promise<unknown>
   /** Adds model token usage to the run's totals. */
   addUsage(usage: Record<string, number>): void
   waitUntil(promise: Promise<unknown>): void

@@ -1,23 +1,28 @@
 import { getAction } from '../actions/registry'
 import type { ActionMode, AnyAction, Presented } from '../actions/define'
+import { secretFields } from '../actions/secret-fields'
 import type { Config } from '../config'
+import { recordRunAgent } from '../db/agent-access'
 import { claimKeyWithRun } from '../db/idempotency'
-import { extendLease, failRun, getRun, getStep, insertFinishedRun, insertRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
-import { getVariables, putVariable } from '../db/variables'
+import { extendLease, failRun, getRun, getStep, insertFinishedRun, insertQueuedRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
 import type { Env } from '../env'
 import { successJson } from '../http/envelope'
 import { ApiError, type ErrorCode } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import { parseOrThrow } from '../http/validate'
-import { open, seal, sha256Hex } from '../lib/crypto'
+import { sha256Hex } from '../lib/crypto'
 import { newId } from '../lib/ids'
-import { assertPublicUrl } from '../providers/web/address'
+import { setOwn } from '../lib/objects'
+import { assertPublicDestination } from '../providers/web/dns'
 import { createGuardedFetch } from '../providers/web/fetch'
-import { decodeJson, encodeJson, isInlineJson } from './blobs'
-import type { ActionContext, Admission, RunAccount } from './context'
+import { isInline } from './blobs'
+import type { ActionContext, Admission, AgentScope, RunAccount } from './context'
 import { isContinueLater } from './jobs'
 import { errorFields, type Logger } from './log'
+import { readRunMetadata, readRunOutput, readStepValue, storeJobInput, storeRunValue, storeStepValue } from './run-values'
+import { REDACTED, scrubbingLogger, SecretSet } from './secrets'
 import { coerceToSchema, hasReferences, referencedRoots, resolveReferences } from './templates'
+import { readVariables, writeVariable } from './variables'
 
 /** Platform pieces a call needs, whether it came over HTTP, MCP or the queue. */
 export interface Runtime {
@@ -39,6 +44,8 @@ export interface Caller {
   respondAsync?: boolean
   /** The request's rate-limit count, when the HTTP layer left it to the call (see `countWithFirstRead`). */
   admission?: Admission
+  /** The agent whose step makes this call (a step that starts a run of its own), if any. */
+  agent?: AgentScope | null
 }
 
 export type CallOutcome =
@@ -46,7 +53,6 @@ export type CallOutcome =
   | { kind: 'failed'; runId: string; error: ApiError }
   | { kind: 'pending'; runId: string; state: string }
 
-const REDACTED = '[redacted]'
 const LEASE_MS = 5 * 60_000
 const SERVICE_AGENT = 'AgentActionAPI/0.1 (+https://github.com/agent-action-api)'
 
@@ -55,7 +61,7 @@ export function userAgent(config: Config): string {
   return config.contactEmail ? `${SERVICE_AGENT.slice(0, -1)}; ${config.contactEmail})` : SERVICE_AGENT
 }
 
-/** Names that hold credentials wherever they appear (e.g. an agent's `password` parameter). */
+/** Names that hold credentials wherever they appear: a second net behind the schema's secret types. */
 const SECRET_NAME = /pass(word|phrase)?$|secret|token|api[_-]?key|credential|authorization/i
 
 function redactDeep(value: unknown, depth: number): { value: unknown; changed: boolean } {
@@ -72,25 +78,29 @@ function redactDeep(value: unknown, depth: number): { value: unknown; changed: b
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     if (SECRET_NAME.test(k) && typeof v === 'string' && v !== '' && v !== REDACTED) {
-      out[k] = REDACTED
+      setOwn(out, k, REDACTED)
       changed = true
     } else {
       const r = redactDeep(v, depth + 1)
       changed ||= r.changed
-      out[k] = r.value
+      setOwn(out, k, r.value)
     }
   }
   return { value: changed ? out : value, changed }
 }
 
 /**
- * Replaces secrets with "[redacted]" before anything is stored: the action's declared secret fields,
- * and any nested field whose name says it holds a credential (agent parameters such as `password`).
- * Returns the same object when nothing was secret.
+ * The input as run records keep it. First registers in `secrets` the values of the fields the
+ * action's schema marks secret; then replaces those fields, and any nested field whose name says it
+ * holds a credential, with "[redacted]", and scrubs every registered secret value from the rest
+ * (a secret spliced into another field, or given inside JSON text). Returns the same object when
+ * nothing was secret.
  */
-export function redact(action: AnyAction, input: Record<string, unknown>): Record<string, unknown> {
+export function recordedInput(action: AnyAction, input: Record<string, unknown>, secrets: SecretSet): Record<string, unknown> {
+  const fields = secretFields(action)
+  for (const field of fields) secrets.add(input[field])
   let out = input
-  for (const field of action.secretFields ?? []) {
+  for (const field of fields) {
     if (field in out && out[field] !== undefined) {
       if (out === input) out = { ...input }
       out[field] = REDACTED
@@ -100,13 +110,23 @@ export function redact(action: AnyAction, input: Record<string, unknown>): Recor
   let changed = false
   for (const [k, v] of Object.entries(out)) {
     const r = redactDeep(v, 0)
-    nested[k] = r.value
+    setOwn(nested, k, r.value)
     changed ||= r.changed
   }
-  return changed ? nested : out
+  return secrets.scrub(changed ? nested : out)
 }
 
-function stableStringify(value: unknown): string {
+/**
+ * Registers the secrets of a run's input before anything of it is stored: the values of the fields
+ * its schema marks secret and those the action names (an agent's secret parameters).
+ */
+export async function collectSecrets(action: AnyAction, input: Record<string, unknown>, ctx: ActionContext): Promise<void> {
+  for (const field of secretFields(action)) ctx.secrets.add(input[field])
+  if (action.secretValues) for (const value of await action.secretValues(input, ctx)) ctx.secrets.add(value)
+}
+
+/** JSON with object keys sorted, so equal values hash equal whatever their key order. */
+export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)
@@ -122,22 +142,23 @@ async function loadScope(rt: Runtime, caller: Caller, body: unknown): Promise<Re
     throw new ApiError('UNRESOLVED_REFERENCE', 'The body holds {{...}} references but no Workflow-Id header names the variable scope to resolve them from')
   }
   const names = [...referencedRoots(body)]
-  const stored = await getVariables(rt.env.DB, caller.account.id, caller.workflowId, names, Date.now())
-  const scope: Record<string, unknown> = {}
-  for (const [name, text] of stored) scope[name] = await decodeJson(rt.env.CACHE, text)
-  return scope
+  const scope = { db: rt.env.DB, cache: rt.env.CACHE, config: rt.config, accountId: caller.account.id, workflowId: caller.workflowId }
+  const values: Record<string, unknown> = {}
+  for (const [name, value] of await readVariables(scope, names, Date.now())) setOwn(values, name, value)
+  return values
 }
 
 /**
  * Resolves references, applies the action's schema and returns the validated input. Every failing
- * field is listed; a reference to nothing names the field and the reference.
+ * field is listed; a reference to nothing names the field and the reference; an input that resolving
+ * would take past MAX_RESOLVED_INPUT_BYTES is a 413 naming the field, found before it is built.
  */
 export async function prepareInput(rt: Runtime, caller: Caller, action: AnyAction, body: Record<string, unknown>) {
   let resolved = body
   if (hasReferences(body)) {
     const scope = await loadScope(rt, caller, body)
     try {
-      resolved = resolveReferences(body, scope) as Record<string, unknown>
+      resolved = resolveReferences(body, scope, [], rt.config.maxResolvedInputBytes) as Record<string, unknown>
     } catch (err) {
       throw toApiError(err) ?? err
     }
@@ -153,8 +174,8 @@ function storedError(run: RunRow): ApiError {
 /** Turns a finished run row into an outcome; pending when it has not finished. */
 export async function outcomeOf(env: Env, run: RunRow): Promise<CallOutcome> {
   if (run.state === 'succeeded') {
-    const response = await decodeJson(env.CACHE, run.output)
-    const metadata = run.metadata === null ? undefined : await decodeJson(env.CACHE, run.metadata)
+    const response = await readRunOutput(env.CACHE, run)
+    const metadata = await readRunMetadata(env.CACHE, run)
     return { kind: 'done', runId: run.id, presented: metadata === undefined ? { response } : { response, metadata } }
   }
   if (run.state === 'failed') return { kind: 'failed', runId: run.id, error: storedError(run) }
@@ -193,7 +214,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const body = { ...rawBody }
   let callbackUrl: string | null = null
   if ((mayQueue(action) || caller.respondAsync) && 'callback_url' in body) {
-    callbackUrl = validateCallbackUrl(rt, body.callback_url)
+    callbackUrl = await validateCallbackUrl(rt, body.callback_url)
     delete body.callback_url
   }
   const input = await prepareInput(rt, caller, action, body)
@@ -208,8 +229,11 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
       { path: '/callback_url', message: 'This call runs inline and answers in the response' },
     ])
   }
-  const redacted = redact(action, input)
-  const hasSecrets = redacted !== input
+  await collectSecrets(action, input, ctx)
+  const recorded = recordedInput(action, input, ctx.secrets)
+  const hasSecrets = recorded !== input || ctx.secrets.size > 0
+  const stored = await storeRunValue(rt.env, rt.config, runId, 'input', recorded)
+  const job = mode === 'queued' ? await storeJobInput(rt.env, rt.config, runId, input, hasSecrets) : null
   const run: NewRun = {
     id: runId,
     account_id: caller.account.id,
@@ -218,18 +242,22 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
     parent_run_id: null,
     workflow_id: caller.workflowId,
     output_variable_name: typeof input.output_variable_name === 'string' ? input.output_variable_name : null,
-    input: JSON.stringify(redacted),
-    job_input: mode === 'queued' ? (hasSecrets ? await seal(rt.env.ENCRYPTION_KEY, JSON.stringify(input), `job:${runId}`) : JSON.stringify(input)) : null,
+    input: stored.text,
+    input_kind: stored.kind,
+    job_input: job?.text ?? null,
+    job_input_kind: job?.kind ?? 'inline',
     callback_url: callbackUrl,
     created_at: now,
     started_at: mode === 'inline' ? now : null,
   }
 
   if (caller.idempotencyKey) {
-    // Secret fields stay out of the stored hash: an unsalted hash of a password could be guessed offline.
-    const bodyHash = await sha256Hex(stableStringify({ action: action.name, body: redact(action, rawBody), workflow: caller.workflowId }))
+    // Secrets stay out of the stored hash: an unsalted hash of a password could be guessed offline.
+    const bodyHash = await sha256Hex(stableStringify({ action: action.name, body: recordedInput(action, rawBody, ctx.secrets), workflow: caller.workflowId }))
     const expiresAt = now + rt.config.idempotencyTtlSeconds * 1000
-    const existing = await claimKeyWithRun(rt.env.DB, caller.idempotencyKey, bodyHash, run, expiresAt)
+    const maxInFlight = mode === 'queued' ? rt.config.maxQueuedRunsPerAccount : null
+    const existing = await claimKeyWithRun(rt.env.DB, caller.idempotencyKey, bodyHash, run, expiresAt, maxInFlight)
+    if (existing === 'full') throw queueFull(rt.config.maxQueuedRunsPerAccount)
     if (existing) {
       if (existing.body_hash !== bodyHash) {
         throw new ApiError('CONFLICT', 'This Idempotency-Key was already used with a different request body or action', [
@@ -241,12 +269,13 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
       return outcomeOf(rt.env, prior)
     }
   } else if (mode === 'queued') {
-    await insertRun(rt.env.DB, run)
+    if (!(await insertQueuedRun(rt.env.DB, run, rt.config.maxQueuedRunsPerAccount))) throw queueFull(rt.config.maxQueuedRunsPerAccount)
   }
   // An inline run without an idempotency key is written once, when it ends.
   const pending = caller.idempotencyKey ? undefined : run
 
   if (mode === 'queued') {
+    if (caller.agent) await recordRunAgent(rt.env.DB, runId, caller.agent.id)
     await rt.env.JOBS.send({ runId })
     if (caller.waitSeconds <= 0) return { kind: 'pending', runId, state: 'queued' }
     const done = await waitForRun(rt.env, runId, caller.waitSeconds)
@@ -265,7 +294,14 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   }
 }
 
-function validateCallbackUrl(rt: Runtime, value: unknown): string {
+function queueFull(max: number): ApiError {
+  return new ApiError(
+    'QUOTA_EXCEEDED',
+    `This account already has ${max} queued runs waiting or running (the MAX_QUEUED_RUNS_PER_ACCOUNT setting): wait for one to end (GET /v1/runs?state=queued or ?state=running) and retry`,
+  )
+}
+
+async function validateCallbackUrl(rt: Runtime, value: unknown): Promise<string> {
   const detail = (message: string) => new ApiError('VALIDATION_FAILED', `callback_url ${message}`, [{ path: '/callback_url', message }])
   if (typeof value !== 'string' || value.length > 2048) throw detail('must be an https URL of at most 2048 characters')
   let url: URL
@@ -276,7 +312,7 @@ function validateCallbackUrl(rt: Runtime, value: unknown): string {
   }
   if (url.protocol !== 'https:') throw detail('must use https')
   try {
-    assertPublicUrl(url, rt.config.allowPrivateFetch, 'callback_url')
+    await assertPublicDestination(url, { allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns }, 'callback_url')
   } catch (err) {
     throw toApiError(err) ?? err
   }
@@ -284,14 +320,18 @@ function validateCallbackUrl(rt: Runtime, value: unknown): string {
   return url.toString()
 }
 
-/** Stores a failure on the run; returns the API error the caller sees. Unexpected errors are logged with their stack. */
+/**
+ * Stores a failure on the run; returns the API error the caller sees, with the run's secrets scrubbed
+ * (an upstream may echo what it was sent). Unexpected errors are logged with their stack.
+ */
 export async function recordFailure(rt: Runtime, runId: string, err: unknown, ctx?: ActionContext, pending?: NewRun): Promise<ApiError> {
   let api = toApiError(err)
   if (!api) {
-    rt.log.error('action failed', { run_id: runId, ...errorFields(err) })
+    ;(ctx?.log ?? rt.log).error('action failed', { run_id: runId, ...errorFields(err) })
     const request = ctx?.requestId ? `request ${ctx.requestId}, ` : ''
     api = new ApiError('INTERNAL', `Internal error while running the action (${request}run ${runId})`)
   }
+  if (ctx && ctx.secrets.size > 0) api = new ApiError(api.code, ctx.secrets.scrubText(api.message), ctx.secrets.scrub(api.details), api.headers)
   const error = { message: api.message, code: api.code, status: api.status }
   if (pending) {
     await insertFinishedRun(rt.env.DB, pending, { state: 'failed', output: null, metadata: null, usage: usageJson(ctx), error, finishedAt: Date.now() })
@@ -323,36 +363,31 @@ export async function executeRun(
 ): Promise<{ presented: Presented; body?: string }> {
   const output = await action.run(input, ctx)
   await admission?.admit()
-  const presented: Presented = action.present ? action.present(output) : { response: output }
-  const outText = await encodeJson(rt.env.CACHE, `run:${run.id}:output`, presented.response ?? null)
-  const metaText = presented.metadata === undefined ? null : await encodeJson(rt.env.CACHE, `run:${run.id}:metadata`, presented.metadata)
+  const shown: Presented = action.present ? action.present(output) : { response: output }
+  // What is answered and stored never holds a secret of the run, even one an action echoed.
+  const presented: Presented = { response: ctx.secrets.scrub(shown.response) }
+  if (shown.metadata !== undefined) presented.metadata = ctx.secrets.scrub(shown.metadata)
+  const outStored = await storeRunValue(rt.env, rt.config, run.id, 'output', presented.response ?? null)
+  const metaStored = presented.metadata === undefined ? null : await storeRunValue(rt.env, rt.config, run.id, 'metadata', presented.metadata)
   let first = true
   if (pending) {
-    await insertFinishedRun(rt.env.DB, pending, { state: 'succeeded', output: outText, metadata: metaText, usage: usageJson(ctx), error: null, finishedAt: Date.now() })
+    await insertFinishedRun(rt.env.DB, pending, { state: 'succeeded', output: outStored, metadata: metaStored, usage: usageJson(ctx), error: null, finishedAt: Date.now() })
   } else {
-    first = await succeedRun(rt.env.DB, run.id, outText, metaText, usageJson(ctx), Date.now())
+    first = await succeedRun(rt.env.DB, run.id, outStored, metaStored, usageJson(ctx), Date.now())
   }
   if (first && run.workflow_id && run.output_variable_name) {
-    const now = Date.now()
-    const value = await encodeJson(rt.env.CACHE, `var:${ctx.account.id}:${run.workflow_id}:${run.output_variable_name}`, output)
-    await putVariable(rt.env.DB, ctx.account.id, run.workflow_id, run.output_variable_name, value, now, now + rt.config.variableTtlSeconds * 1000)
+    const scope = { db: rt.env.DB, cache: rt.env.CACHE, config: rt.config, accountId: ctx.account.id, workflowId: run.workflow_id }
+    await writeVariable(scope, run.output_variable_name, ctx.secrets.scrub(output), Date.now(), 'omit')
   }
   // The stored text is the response's JSON already: the envelope reuses it instead of serializing the output twice.
-  const inline = presented.response !== undefined && isInlineJson(outText) && (metaText === null || isInlineJson(metaText))
-  return { presented, body: inline ? successJson(outText, metaText) : undefined }
+  const inline = presented.response !== undefined && isInline(outStored) && (metaStored === null || isInline(metaStored))
+  return { presented, body: inline ? successJson(outStored.text, metaStored?.text ?? null) : undefined }
 }
 
-/** Opens the stored job input of a queued run. */
-export async function jobInput(env: Env, run: RunRow): Promise<Record<string, unknown>> {
-  if (!run.job_input) throw new Error(`run ${run.id} has no job input`)
-  const text = run.job_input.startsWith('v1.') ? await open(env.ENCRYPTION_KEY, run.job_input, `job:${run.id}`) : run.job_input
-  return JSON.parse(text) as Record<string, unknown>
-}
-
-/** Builds the context an action runs with. */
+/** Builds the context an action runs with. A workflow's steps share their run's `secrets`. */
 export function createContext(
   rt: Runtime,
-  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId'>,
+  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet },
   runId: string,
   queued: boolean,
   /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
@@ -360,7 +395,8 @@ export function createContext(
   admission?: Admission,
 ): ActionContext {
   const db = rt.env.DB
-  const log = rt.log.child({ run_id: runId })
+  const secrets = caller.secrets ?? new SecretSet()
+  const log = scrubbingLogger(rt.log.child({ run_id: runId }), secrets)
   const controller = new AbortController()
   const ctx: ActionContext = {
     env: rt.env,
@@ -369,26 +405,29 @@ export function createContext(
     runId,
     requestId: caller.requestId,
     workflowId: caller.workflowId,
+    agent: caller.agent ?? null,
     queued,
     db,
     read: (statements) => (admission ? admission.read(statements) : db.batch(statements)),
     cache: rt.env.CACHE,
-    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch }),
+    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log }),
     log,
+    secrets,
     signal: controller.signal,
     async progress(update) {
-      await setProgress(db, runId, JSON.stringify({ ...update, updated_at: new Date().toISOString() }), queued ? Date.now() + LEASE_MS : null)
+      await setProgress(db, runId, JSON.stringify(secrets.scrub({ ...update, updated_at: new Date().toISOString() })), queued ? Date.now() + LEASE_MS : null)
     },
     async step(name, fn) {
       if (!persisted) return fn()
       const stored = await getStep(db, runId, name)
-      if (stored !== null) return (await decodeJson(rt.env.CACHE, stored)) as Awaited<ReturnType<typeof fn>>
+      if (stored !== null) return (await readStepValue(rt.env, runId, name, stored)) as Awaited<ReturnType<typeof fn>>
       const value = await fn()
-      await putStep(db, runId, name, await encodeJson(rt.env.CACHE, `step:${runId}:${name}`, value), Date.now())
+      // A result holding a secret of the run is sealed rather than scrubbed: a retried run needs it as it was.
+      await putStep(db, runId, name, await storeStepValue(rt.env, rt.config, runId, name, value, secrets.scrub(value) !== value), Date.now())
       if (queued) await extendLease(db, runId, Date.now() + LEASE_MS)
       return value
     },
-    async invoke(actionName, input, stepName, template) {
+    async invoke(actionName, input, stepName, agent, template) {
       const child = getAction(actionName)
       if (!child) throw new ApiError('VALIDATION_FAILED', `Workflow step "${stepName}" names an unknown action "${actionName}"`)
       return ctx.step(`invoke:${stepName}`, async () => {
@@ -401,6 +440,7 @@ export function createContext(
           throw err
         }
         const childId = `${runId}_${stepName.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`
+        const recorded = await storeRunValue(rt.env, rt.config, childId, 'input', recordedInput(child, parsed, secrets))
         await insertRunIfAbsent(db, {
           id: childId,
           account_id: caller.account.id,
@@ -409,17 +449,19 @@ export function createContext(
           parent_run_id: runId,
           workflow_id: null,
           output_variable_name: null,
-          input: JSON.stringify(redact(child, parsed)),
+          input: recorded.text,
+          input_kind: recorded.kind,
           job_input: null,
+          job_input_kind: 'inline',
           callback_url: null,
           created_at: Date.now(),
           started_at: Date.now(),
         })
-        // Without a Workflow-Id, an agent's steps share a scope of their own run, so store_variable works inside agents.
-        const childCtx = createContext(rt, { ...caller, workflowId: caller.workflowId ?? `run:${runId}` }, childId, queued)
+        // A step sees the agent run's own variables, never the invoker's Workflow-Id scope.
+        const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets }, childId, queued)
         try {
           const out = await child.run(parsed, childCtx)
-          await succeedRun(db, childId, await encodeJson(rt.env.CACHE, `run:${childId}:output`, out), null, usageJson(childCtx), Date.now())
+          await succeedRun(db, childId, await storeRunValue(rt.env, rt.config, childId, 'output', secrets.scrub(out)), null, usageJson(childCtx), Date.now())
           const used = usageTotals.get(childCtx)
           if (used) for (const [k, v] of Object.entries(used)) ctx.addUsage({ [k]: v })
           return out

@@ -4,8 +4,8 @@ import { getOwnRun, listRuns, type RunRow } from '../db/runs'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
 import { parseOrThrow } from '../http/validate'
-import { decodeJson } from './blobs'
 import { waitForRun } from './execute'
+import { readRunInput, readRunMetadata, readRunOutput } from './run-values'
 
 const ListQuery = z.strictObject({
   action: z.string().max(100).optional(),
@@ -40,9 +40,9 @@ async function presentRun(cache: KVNamespace, r: RunRow, withOutput: boolean) {
     parent_run_id: r.parent_run_id,
     workflow_id: r.workflow_id,
     output_variable_name: r.output_variable_name,
-    input: JSON.parse(r.input) as unknown,
-    output: withOutput && r.state === 'succeeded' ? await decodeJson(cache, r.output) : undefined,
-    metadata: withOutput && r.metadata ? await decodeJson(cache, r.metadata) : undefined,
+    input: await readRunInput(cache, r),
+    output: withOutput && r.state === 'succeeded' ? await readRunOutput(cache, r) : undefined,
+    metadata: withOutput && r.state === 'succeeded' ? await readRunMetadata(cache, r) : undefined,
     error: r.error ? { status: r.error_status, code: r.error_code, message: r.error } : null,
     progress: r.progress ? (JSON.parse(r.progress) as unknown) : null,
     usage: r.usage ? (JSON.parse(r.usage) as unknown) : null,

@@ -1,5 +1,7 @@
 import type { z } from 'zod'
 import { pointer } from '../http/errors'
+import { jsonSize, jsonStringBodyBytes } from '../lib/json-size'
+import { setOwn } from '../lib/objects'
 
 /** `{{ path }}` anywhere in a string; paths are dot-separated names and numeric indexes. */
 const REFERENCE = /\{\{([^{}]{0,512})\}\}/g
@@ -16,6 +18,33 @@ export class UnresolvedReferenceError extends Error {
   ) {
     super(`${field}: {{${reference}}} ${reason}`)
     this.name = 'UnresolvedReference'
+  }
+}
+
+/** Resolving references would make the input larger than its limit; `field` is where the limit was passed. */
+export class ExpansionTooLargeError extends Error {
+  constructor(
+    readonly field: string,
+    readonly limit: number,
+  ) {
+    super(`${field}: resolved references make the input larger than ${limit} bytes`)
+    this.name = 'ExpansionTooLarge'
+  }
+}
+
+/** Bytes of resolved JSON counted so far against a limit. */
+class Budget {
+  used = 0
+  constructor(readonly limit: number) {}
+
+  get remaining(): number {
+    return this.limit - this.used
+  }
+
+  /** Adds `bytes`; throws naming the field once the total passes the limit. */
+  charge(bytes: number, at: (string | number)[]): void {
+    this.used += bytes
+    if (this.used > this.limit) throw new ExpansionTooLargeError(pointer(at), this.limit)
   }
 }
 
@@ -71,41 +100,75 @@ export function referencedRoots(value: unknown, out = new Set<string>(), depth =
   return out
 }
 
-/** Text of a value spliced into a longer string. */
-function asText(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (value === null || value === undefined) return ''
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value)
-}
-
 /**
  * Replaces every `{{path}}` in the strings of `value` using `root`. A string that is one whole
  * reference takes the referenced value as it is (object, number ...); references inside longer text
- * are spliced in as text. Throws UnresolvedReferenceError naming the field for a reference to nothing.
+ * are spliced in as text (objects as their JSON). Throws UnresolvedReferenceError naming the field for
+ * a reference to nothing, and ExpansionTooLargeError once the resolved value's JSON would pass
+ * `maxBytes`: sizes are counted before any text is built, so a value referenced many times costs at
+ * most the limit, never its size times the references.
  */
-export function resolveReferences(value: unknown, root: unknown, at: (string | number)[] = [], depth = 0): unknown {
-  if (depth > 64) return value
-  if (typeof value === 'string') {
-    if (!value.includes('{{')) return value
-    const whole = WHOLE.exec(value)
-    const lookup = (ref: string) => {
-      const path = parsePath(ref)
-      if (!path) throw new UnresolvedReferenceError(pointer(at), ref.trim(), 'is not a valid reference (use names and numeric indexes joined by dots)')
-      const hit = getPath(root, path)
-      if (!hit.found) throw new UnresolvedReferenceError(pointer(at), ref.trim(), 'refers to nothing in this workflow')
-      return hit.value
+export function resolveReferences(value: unknown, root: unknown, at: (string | number)[] = [], maxBytes = Number.POSITIVE_INFINITY): unknown {
+  return resolve(value, root, at, 0, new Budget(maxBytes))
+}
+
+function resolve(value: unknown, root: unknown, at: (string | number)[], depth: number, budget: Budget): unknown {
+  if (typeof value === 'string' && value.includes('{{') && depth <= 64) return resolveString(value, root, at, budget)
+  if (depth > 64 || typeof value !== 'object' || value === null) {
+    budget.charge(jsonSize(value, budget.remaining), at)
+    return value
+  }
+  if (Array.isArray(value)) {
+    budget.charge(2 + Math.max(0, value.length - 1), at)
+    return value.map((v, i) => resolve(v, root, [...at, i], depth + 1, budget))
+  }
+  const entries = Object.entries(value)
+  budget.charge(2 + Math.max(0, entries.length - 1), at)
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of entries) {
+    budget.charge(jsonStringBodyBytes(k) + 3, at)
+    setOwn(out, k, resolve(v, root, [...at, k], depth + 1, budget))
+  }
+  return out
+}
+
+function resolveString(value: string, root: unknown, at: (string | number)[], budget: Budget): unknown {
+  const lookup = (ref: string) => {
+    const path = parsePath(ref)
+    if (!path) throw new UnresolvedReferenceError(pointer(at), ref.trim(), 'is not a valid reference (use names and numeric indexes joined by dots)')
+    const hit = getPath(root, path)
+    if (!hit.found) throw new UnresolvedReferenceError(pointer(at), ref.trim(), 'refers to nothing in this workflow')
+    return hit.value
+  }
+  const whole = WHOLE.exec(value)
+  if (whole) {
+    const found = lookup(whole[1])
+    budget.charge(jsonSize(found, budget.remaining), at)
+    return found
+  }
+  // Each piece is measured before it is built; the JSON of an object piece is built only when it fits.
+  const pieces: string[] = []
+  let bytes = 2
+  const add = (piece: string) => {
+    bytes += jsonStringBodyBytes(piece)
+    if (bytes > budget.remaining) budget.charge(bytes, at)
+    pieces.push(piece)
+  }
+  let last = 0
+  for (const m of value.matchAll(REFERENCE)) {
+    add(value.slice(last, m.index))
+    const found = lookup(m[1])
+    if (found !== null && typeof found === 'object') {
+      if (jsonSize(found, budget.remaining) > budget.remaining) budget.charge(budget.remaining + 1, at)
+      add(JSON.stringify(found))
+    } else {
+      add(found === null || found === undefined ? '' : String(found))
     }
-    if (whole) return lookup(whole[1])
-    return value.replace(REFERENCE, (_m, ref: string) => asText(lookup(ref)))
+    last = m.index + m[0].length
   }
-  if (Array.isArray(value)) return value.map((v, i) => resolveReferences(v, root, [...at, i], depth + 1))
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = resolveReferences(v, root, [...at, k], depth + 1)
-    return out
-  }
-  return value
+  add(value.slice(last))
+  budget.charge(bytes, at)
+  return pieces.join('')
 }
 
 /** Unwraps optional/default/nullable wrappers to the base zod type name ("string", "boolean" ...). */

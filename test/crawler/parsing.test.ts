@@ -6,6 +6,7 @@ import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
 import { describeRobots } from '../../src/providers/web/robots'
 import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
+import { TEST_DNS, withFakeDns } from '../fake-dns'
 
 describe('sitemaps and feeds', () => {
   it('reads urlsets with lastmod and sitemap indexes', () => {
@@ -100,7 +101,7 @@ describe('indexability', () => {
 })
 
 describe('page fetching limits', () => {
-  const fetcherFor = (res: () => Response) => createGuardedFetch({ userAgent: 'test', allowPrivate: false, fetcher: async () => res() })
+  const fetcherFor = (res: () => Response) => createGuardedFetch({ userAgent: 'test', allowPrivate: false, dns: TEST_DNS, fetcher: withFakeDns(async () => res()) })
   it('records a page over the size cap as an error instead of reading it all', async () => {
     const big = () => new Response('<html><body>' + 'x'.repeat(PAGE_MAX_BYTES + 10) + '</body></html>', { headers: { 'content-type': 'text/html' } })
     const rec = await fetchPage(fetcherFor(big), 'https://a.test/big')

@@ -7,6 +7,7 @@ import { insertRun } from '../../src/db/runs'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { newCaller } from '../helpers'
 import { HTML_PATHS, ORIGIN, trailgear } from '../fixtures/sites/trailgear'
+import { TEST_DNS, withFakeDns } from '../fake-dns'
 
 async function newRun(): Promise<string> {
   const { accountId } = await newCaller()
@@ -20,7 +21,9 @@ async function newRun(): Promise<string> {
     workflow_id: null,
     output_variable_name: null,
     input: '{}',
+    input_kind: 'inline',
     job_input: null,
+    job_input_kind: 'inline',
     callback_url: null,
     created_at: Date.now(),
     started_at: Date.now(),
@@ -33,11 +36,12 @@ function recordingFetch(log: string[]) {
   return createGuardedFetch({
     userAgent: 'test',
     allowPrivate: false,
-    fetcher: async (input, init) => {
+    dns: TEST_DNS,
+    fetcher: withFakeDns(async (input, init) => {
       const req = new Request(input, init)
       log.push(req.url)
       return (await trailgear(req)) ?? new Response('unmocked', { status: 599 })
-    },
+    }),
   })
 }
 
@@ -132,7 +136,8 @@ describe('politeness', () => {
     const fetcher = createGuardedFetch({
       userAgent: 'test',
       allowPrivate: false,
-      fetcher: async (input) => {
+      dns: TEST_DNS,
+      fetcher: withFakeDns(async (input) => {
         const path = new URL(String(input)).pathname
         if (path === '/robots.txt') return new Response('User-agent: *\nCrawl-delay: 1\nAllow: /', { headers: { 'content-type': 'text/plain' } })
         if (!(path in pages)) return new Response('missing', { status: 404 })
@@ -142,7 +147,7 @@ describe('politeness', () => {
         await new Promise((r) => setTimeout(r, 20))
         inFlight--
         return new Response(`<html lang="en"><title>${path}</title><body>${pages[path]}</body></html>`, { headers: { 'content-type': 'text/html' } })
-      },
+      }),
     })
     const site = await discoverSite(fetcher, 'https://polite.example.org', 'full_site', undefined, 10)
     expect(site.robots.crawlDelaySeconds).toBe(1)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { discoverSite } from '../../src/crawler/site'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
+import { TEST_DNS, withFakeDns } from '../fake-dns'
 
 const ORIGIN = 'https://shop.example.org'
 
@@ -9,11 +10,12 @@ function siteFetch(files: Record<string, [number, string, string]>) {
   return createGuardedFetch({
     userAgent: 'test',
     allowPrivate: false,
-    fetcher: async (input) => {
+    dns: TEST_DNS,
+    fetcher: withFakeDns(async (input) => {
       const url = new URL(String(input))
       const f = files[url.pathname]
       return f ? new Response(f[2], { status: f[0], headers: { 'content-type': f[1] } }) : new Response('missing', { status: 404 })
-    },
+    }),
   })
 }
 

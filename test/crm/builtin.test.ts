@@ -54,6 +54,37 @@ describe('built-in CRM', () => {
     expect(byEmail.body.response.properties).toEqual({ firstname: 'Grace', email: 'grace@acme.example' })
   })
 
+  it('answers a spec-shaped lookup (no identification_method) by email or domain, and says how it read object_id', async () => {
+    const { token } = await newCaller()
+    const contact = await createObject(token, 'contacts', { email: 'ana@example.com', firstname: 'Ana' })
+    const company = await createObject(token, 'companies', { name: 'Globex', domain: 'globex.example' })
+    const byEmail = await lookup(token, { object_type: 'contacts', object_id: 'ana@example.com', properties: 'firstname' })
+    expect(byEmail.status).toBe(200)
+    expect(byEmail.body.response).toMatchObject({ provider: 'builtin', identified_by: 'email', id: contact, properties: { firstname: 'Ana' } })
+    const byDomain = await lookup(token, { object_type: 'companies', object_id: 'https://Globex.example/', properties: 'name' })
+    expect(byDomain.body.response).toMatchObject({ provider: 'builtin', identified_by: 'domain', id: company, properties: { name: 'Globex' } })
+    expect((await lookup(token, { object_type: 'contacts', object_id: contact })).body.response).toMatchObject({ identified_by: 'id', id: contact })
+    const missing = await lookup(token, { object_type: 'contacts', object_id: 'nobody@example.com' })
+    expect(missing.status).toBe(404)
+    expect(missing.body.error).toBe('Contact not found with email nobody@example.com')
+  })
+
+  it('answers 400 naming object_id when its shape fits no lookup of that object type', async () => {
+    const { token } = await newCaller()
+    for (const [object_type, object_id, hint] of [
+      ['contacts', 'globex.example', 'or an email address'],
+      ['companies', 'ana@example.com', 'or a company domain'],
+      ['deals', 'ana@example.com', 'must be a numeric CRM ID (got'],
+    ]) {
+      const res = await lookup(token, { object_type, object_id })
+      expect(res.status, object_id).toBe(400)
+      expect(res.body.details).toEqual([{ path: '/object_id', message: expect.stringContaining(hint) }])
+    }
+    // A method said out loud is still obeyed: an email is not a CRM ID.
+    const said = await lookup(token, { object_type: 'contacts', identification_method: 'CRM ID', object_id: 'ana@example.com' })
+    expect(said.status).toBe(400)
+  })
+
   it('answers 404 "Object not found" for an unknown id, and not-found messages for email and domain lookups', async () => {
     const { token } = await newCaller()
     const byId = await update(token, { object_type: 'deals', identifier_value: '999999', properties: '{"dealname":"X"}' })

@@ -4,6 +4,7 @@
  * body shape against it, and records anything else as a violation (answered 400 FAKE_REJECTED), so a
  * test can assert the client sent nothing HubSpot would not accept.
  */
+import { markSecret } from '../secret-scan'
 import { json } from '../helpers'
 
 const TYPES = ['contacts', 'companies', 'deals', 'tickets', 'calls', 'emails', 'meetings', 'notes', 'tasks']
@@ -67,7 +68,7 @@ export class FakeHubSpot {
   private clock = Date.parse('2026-01-05T10:00:00.000Z')
 
   constructor(opts: { token?: string; base?: string } = {}) {
-    this.token = opts.token ?? 'pat-na1-11111111-2222-3333-4444-555555555555'
+    this.token = markSecret(opts.token ?? 'pat-na1-11111111-2222-3333-4444-555555555555')
     this.host = new URL(opts.base ?? 'https://api.hubapi.com').host
   }
 

@@ -152,6 +152,21 @@ describe('CRM actions on HubSpot', () => {
     expect(none.body.error).toBe('Company not found with domain none.example')
   })
 
+  it('answers a spec-shaped lookup (no identification_method) by email or domain, and says how it read object_id', async () => {
+    const { token } = await connected()
+    const ada = fake.seed('contacts', { email: 'ada@example.com', firstname: 'Ada' })
+    const acme = fake.seed('companies', { name: 'Acme', domain: 'acme.example' })
+    const byEmail = await lookup(token, { object_type: 'contacts', object_id: 'Ada@Example.com', properties: 'firstname' })
+    expect(byEmail.status).toBe(200)
+    expect(byEmail.body.response).toMatchObject({ provider: 'hubspot', identified_by: 'email', id: ada, properties: { firstname: 'Ada' } })
+    expect(fake.requests[0]).toMatchObject({ path: '/crm/v3/objects/contacts/ada%40example.com', query: { idProperty: ['email'] } })
+    const byDomain = await lookup(token, { object_type: 'companies', object_id: 'www.acme.example', properties: 'name' })
+    expect(byDomain.body.response).toMatchObject({ provider: 'hubspot', identified_by: 'domain', id: acme })
+    expect(fake.requests[1]).toMatchObject({ method: 'POST', path: '/crm/v3/objects/companies/search' })
+    const byId = await lookup(token, { object_type: 'companies', object_id: acme, properties: 'name' })
+    expect(byId.body.response).toMatchObject({ identified_by: 'id', id: acme })
+  })
+
   it('returns associated ids per type, following v4 paging', async () => {
     const { token } = await connected()
     const contact = fake.seed('contacts', { email: 'big@example.com' })

@@ -1,4 +1,5 @@
 import { json } from '../helpers'
+import { markSecret } from '../secret-scan'
 import { validateInput, validateLexicon } from './lexicon'
 
 /** An account the fake network knows. */
@@ -22,7 +23,7 @@ export const alice: FakeAccount = {
   handle: 'alice.bsky.social',
   did: 'did:plc:aliceaaaaaaaaaaaaaaaaaaa',
   email: 'alice@example.com',
-  password: 'alic-e4pp-pass-w0rd',
+  password: markSecret('alic-e4pp-pass-w0rd'),
   pds: BSKY_HOST,
   resolution: 'pds',
 }
@@ -30,7 +31,7 @@ export const bob: FakeAccount = {
   handle: 'bob.bsky.social',
   did: 'did:plc:bobbbbbbbbbbbbbbbbbbbbbb',
   email: 'bob@example.com',
-  password: 'bob-secret-pass',
+  password: markSecret('bob-secret-pass'),
   pds: BSKY_HOST,
   resolution: 'pds',
 }
@@ -38,7 +39,7 @@ export const carol: FakeAccount = {
   handle: 'carol.example.org',
   did: 'did:plc:carolccccccccccccccccccc',
   email: 'carol@example.org',
-  password: 'c4rol-self-hosted',
+  password: markSecret('c4rol-self-hosted'),
   pds: 'https://pds.carol.example.org',
   resolution: 'dns',
 }
@@ -46,7 +47,7 @@ export const dave: FakeAccount = {
   handle: 'dave.example.net',
   did: 'did:web:dave.example.net',
   email: 'dave@example.net',
-  password: 'dave-did-web-pass',
+  password: markSecret('dave-did-web-pass'),
   pds: 'https://pds.dave.example.net',
   resolution: 'well-known',
 }
@@ -54,7 +55,7 @@ export const erin: FakeAccount = {
   handle: 'erin.bsky.social',
   did: 'did:plc:erineeeeeeeeeeeeeeeeeeee',
   email: 'erin@example.com',
-  password: 'erin-main-password',
+  password: markSecret('erin-main-password'),
   pds: BSKY_HOST,
   resolution: 'pds',
   authFactor: true,
@@ -123,7 +124,7 @@ export class FakeAtproto {
   }
 
   private token(did: string, kind: 'access' | 'refresh', pds: string): string {
-    const t = `${kind}-jwt-${++this.counter}-${crypto.randomUUID()}`
+    const t = markSecret(`${kind}-jwt-${++this.counter}-${crypto.randomUUID()}`)
     this.sessions.set(t, { did, kind, pds })
     return t
   }

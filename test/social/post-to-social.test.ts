@@ -207,6 +207,30 @@ describe('post_to_social', () => {
     expect(pds.records).toHaveLength(0)
   })
 
+  it('needs no password for a dry run, absent or empty (as a shell sends an unset $BSKY_APP_PASSWORD)', async () => {
+    const { token } = await newCaller()
+    const { pds } = network()
+    for (const extra of [{}, { password: '' }, { password: 'ignored' }]) {
+      const res = await action('post_to_social', { username: alice.handle, content: 'dry', dry_run: true, ...extra }, token)
+      expect(res.status).toBe(200)
+      expect(res.body.response.dry_run).toBe(true)
+    }
+    expect(pds.logins).toHaveLength(0)
+  })
+
+  it('still requires a non-empty password to post, naming the field before any run starts', async () => {
+    const { token } = await newCaller()
+    const { pds } = network()
+    for (const extra of [{}, { password: '' }, { password: '', dry_run: false }]) {
+      const res = await action('post_to_social', { username: alice.handle, content: 'hi', ...extra }, token)
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('VALIDATION_FAILED')
+      expect(res.body.details).toEqual([{ path: '/password', message: expect.stringContaining('password is required to post') }])
+      expect(res.headers.get('x-run-id')).toBeNull()
+    }
+    expect(pds.logins).toHaveLength(0)
+  })
+
   it('posts without a card when the first link is not an HTML page', async () => {
     const { token } = await newCaller()
     const { pds } = network()

@@ -1,4 +1,4 @@
-import { assertPublicUrl } from '../../providers/web/address'
+import { assertPublicDestination } from '../../providers/web/dns'
 import { runResearch } from '../../seo/research'
 import { defineAction } from '../define'
 import { SeoResearchInput } from './schema'
@@ -15,13 +15,14 @@ export const seoResearchAction = defineAction({
     'Reads up to 20-30 pages of the site, asks realistic questions about the topic to answer engines that return citations (Perplexity, OpenAI web search, Anthropic web search: each when its key is set) and compares the cited domains with the site; measures keywords with a keyword data provider when configured (DataForSEO), else lists unmeasured candidates; ranks competing domains and recommends content. Standard depth answers inline, deep runs queued.',
   input: SeoResearchInput,
   hints: { readOnly: true },
+  integrations: ['model'],
   mode: (input) => (input.research_depth === 'deep' ? 'queued' : 'inline'),
   examples: [
     { topic: 'trail running shoes', website_url: 'https://example.com', research_depth: 'standard', optimization_focus: 'balanced', output_variable_name: 'seo_research' },
     { topic: 'kubernetes cost optimization', website_url: 'https://example.com/blog/', research_depth: 'deep', optimization_focus: 'aeo_focused' },
   ],
   async precheck(input, ctx) {
-    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch, 'website_url')
+    await assertPublicDestination(input.website_url, { allowPrivate: ctx.config.allowPrivateFetch, dns: ctx.config.outboundDns }, 'website_url')
   },
   async run(input, ctx) {
     return runResearch(ctx, input, (name, fn) => ctx.step(name, fn))

@@ -1,3 +1,4 @@
+import { assertPublicDestination } from '../../providers/web/dns'
 import { normalizeDomain } from '../../research/domain'
 import { buildReport, fullyCached } from '../../research/report'
 import { defineAction } from '../define'
@@ -12,8 +13,9 @@ export const companyResearchAction = defineAction({
   input: CompanyResearchInput,
   output: ResearchReportSchema,
   hints: { readOnly: true, idempotent: true },
-  async precheck(input) {
-    normalizeDomain(input.domain)
+  integrations: ['model'],
+  async precheck(input, ctx) {
+    await assertPublicDestination(`https://${normalizeDomain(input.domain)}/`, { allowPrivate: ctx.config.allowPrivateFetch, dns: ctx.config.outboundDns }, 'domain')
   },
   async mode(input, ctx) {
     if (input.force_refresh) return 'queued'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { decodeJson } from '../../runtime/blobs'
+import { readRunOutput } from '../../runtime/run-values'
 import { SECTION_NAMES } from '../../research/types'
 import type { ResearchReport } from '../../research/report'
 import { researchRun, RunIdField } from '../company_research_status'
@@ -22,7 +22,7 @@ export const companyResearchReportAction = defineAction({
     if (run.state !== 'succeeded') {
       return { run_id: run.id, state: run.state, ready: false, error: run.error ? { code: run.error_code, message: run.error } : null, poll: `/v1/runs/${run.id}` }
     }
-    const report = (await decodeJson(ctx.cache, run.output)) as ResearchReport
+    const report = (await readRunOutput(ctx.cache, run)) as ResearchReport
     if (!input.section) return { run_id: run.id, state: run.state, ready: true, report }
     const section = report.sections[input.section]
     return { run_id: run.id, state: run.state, ready: true, domain: report.domain, section: input.section, result: section ?? null, selected: section !== undefined }

@@ -16,13 +16,15 @@ export const companyResearchStartAction = defineAction({
   input: StartInput,
   output: z.object({ run_id: z.string(), state: z.string(), poll: z.string() }),
   hints: { idempotent: false },
+  integrations: ['model'],
   mode: 'inline',
   examples: [{ domain: 'example.com' }],
   async run(input, ctx) {
     const { output_variable_name: _handleVariable, ...body } = input
     const outcome = await callAction(
       { env: ctx.env, config: ctx.config, log: ctx.log, waitUntil: ctx.waitUntil },
-      { account: ctx.account, requestId: ctx.requestId, workflowId: null, idempotencyKey: null, waitSeconds: 0 },
+      // Started from an agent's step, the research runs in that agent's scope (also in the Queue consumer).
+      { account: ctx.account, requestId: ctx.requestId, workflowId: null, idempotencyKey: null, waitSeconds: 0, agent: ctx.agent },
       companyResearchAction,
       body,
     )

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { getOwnRun } from '../../db/runs'
-import { decodeJson } from '../../runtime/blobs'
+import { readRunOutput } from '../../runtime/run-values'
 import { ApiError } from '../../http/errors'
 import { companyResearchAction } from '../company_research'
 import { defineAction } from '../define'
@@ -28,7 +28,7 @@ export const companyResearchStatusAction = defineAction({
     const run = await researchRun(ctx.db, ctx.account.id, input.run_id)
     const progress = run.progress ? (JSON.parse(run.progress) as { sections_done?: number; sections_total?: number; last_section?: string }) : null
     let summary: unknown = null
-    if (run.state === 'succeeded') summary = ((await decodeJson(ctx.cache, run.output)) as { summary?: unknown } | null)?.summary ?? null
+    if (run.state === 'succeeded') summary = ((await readRunOutput(ctx.cache, run)) as { summary?: unknown } | null)?.summary ?? null
     return {
       run_id: run.id,
       state: run.state,

@@ -5,7 +5,7 @@ import { crawlLimits, crawlSome, seedFrontier } from '../../crawler/crawl'
 import type { PageRecord } from '../../crawler/fetch-page'
 import { discoverSite } from '../../crawler/site'
 import { deleteCrawl, donePages, frontierCounts } from '../../db/crawl'
-import { assertPublicUrl } from '../../providers/web/address'
+import { assertPublicDestination } from '../../providers/web/dns'
 import { ContinueLater } from '../../runtime/jobs'
 import { defineAction } from '../define'
 import { ContentAuditInput } from './schema'
@@ -21,13 +21,14 @@ export const contentAuditAction = defineAction({
     'Crawls a website (robots.txt obeyed, sitemaps read, same-site links followed within the scope and page cap) and returns SEO and AEO scores, a prioritized action plan, keyword cannibalization, content gaps and a page inventory. Runs queued; poll the run when the answer is 202.',
   input: ContentAuditInput,
   hints: { readOnly: true, idempotent: true },
+  integrations: ['model'],
   mode: 'queued',
   examples: [
     { website_url: 'https://example.com', audit_scope: 'full_site', optimization_focus: 'balanced', output_variable_name: 'content_audit' },
     { website_url: 'https://example.com/docs/', audit_scope: 'custom_path', max_pages: 200 },
   ],
   async precheck(input, ctx) {
-    assertPublicUrl(input.website_url, ctx.config.allowPrivateFetch, 'website_url')
+    await assertPublicDestination(input.website_url, { allowPrivate: ctx.config.allowPrivateFetch, dns: ctx.config.outboundDns }, 'website_url')
   },
   async run(input, ctx) {
     const limits = crawlLimits(ctx.env, input.max_pages)

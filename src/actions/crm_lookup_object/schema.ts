@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { outputVariable } from '../common/fields'
-import { idMethodField, objectTypeField } from '../../crm/input'
+import { lookupIdMethodField, objectTypeField } from '../../crm/input'
 
 export const CrmLookupInput = z.strictObject({
   object_type: objectTypeField,
@@ -9,8 +9,8 @@ export const CrmLookupInput = z.strictObject({
     .trim()
     .min(1)
     .max(512)
-    .describe('The object: its CRM ID, or a contact email / company domain when identification_method says so (may be a {{variable}} reference)'),
-  identification_method: idMethodField('object_id'),
+    .describe('The object: its CRM ID, a contact email or a company domain (may be a {{variable}} reference)'),
+  identification_method: lookupIdMethodField,
   properties: z
     .string()
     .max(20_000)
@@ -28,6 +28,7 @@ export const CrmLookupOutput = z.object({
   provider: z.enum(['hubspot', 'builtin']).describe('Which CRM answered: the connected HubSpot portal or the built-in CRM'),
   object_type: z.string(),
   id: z.string().describe('CRM ID (hs_object_id)'),
+  identified_by: z.enum(['id', 'email', 'domain']).describe('How object_id was read: a CRM ID, a contact email or a company domain (said or inferred from its shape)'),
   properties: z.record(z.string(), z.string().nullable()).describe('Asked properties, flat; null when unset'),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -13,6 +13,7 @@ export const crmUpdateObjectAction = defineAction({
   input: CrmUpdateInput,
   output: CrmUpdateOutput,
   hints: { sideEffect: true, idempotent: true },
+  integrations: ['crm'],
   mode: 'inline',
   examples: [
     { object_type: 'contacts', identification_method: 'Email Address (Contacts only)', identifier_value: 'ada@example.com', properties: '{"firstname":"Ada","lastname":"Lovelace"}' },
@@ -22,7 +23,7 @@ export const crmUpdateObjectAction = defineAction({
     const ref = parseRef(input.object_type, input.identification_method, input.identifier_value, 'identifier_value')
     const properties = parsePropertyValues(input.properties)
     const associations = parseAssociations(input.associations)
-    const crm = await openCrm({ db: ctx.db, env: ctx.env, fetch: ctx.fetch, accountId: ctx.account.id })
+    const crm = await openCrm(ctx)
     const outcome = await crm.update({ objectType: input.object_type, ref, properties, associations, dryRun: input.dry_run })
     const base = { provider: crm.provider, object_type: input.object_type }
     if ('dry_run' in outcome) return { ...base, ...outcome }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
-import { loadAgent, parseAgentInput, runWorkflow, validateAgentParams } from '../../agents/invoke'
+import { checkAgentAccess, loadAgent, parseAgentInput, runWorkflow, validateAgentParams } from '../../agents/invoke'
 import type { Parameters, Workflow } from '../../agents/schema'
+import { secretParameterNames } from '../../agents/secret-params'
 import { getAction } from '../registry'
 import { outputVariable } from '../common/fields'
 import { defineAction } from '../define'
@@ -19,11 +20,25 @@ const agentInput = z
   .optional()
   .describe("The agent's parameters: an object or its JSON text")
 
-async function agentAndParams(input: { id: string; input?: unknown; user_input?: unknown }, ctx: ActionContext) {
-  const agent = await loadAgent(ctx.db, { accountId: ctx.account.id, teamIds: ctx.account.teamIds }, input.id)
+type AgentCall = { id: string; input?: unknown; user_input?: unknown }
+
+async function loadAgentAndParams(input: AgentCall, ctx: ActionContext) {
+  const agent = await loadAgent(ctx.db, { accountId: ctx.account.id, teamIds: ctx.account.teamIds }, input.id, ctx.agent?.foreign)
   const field = input.input !== undefined ? 'input' : 'user_input'
   const raw = parseAgentInput(input.input ?? input.user_input, field)
-  return { agent, params: validateAgentParams(JSON.parse(agent.parameters) as Parameters, raw, field) }
+  return { agent, raw, params: validateAgentParams(JSON.parse(agent.parameters) as Parameters, raw, field) }
+}
+
+/** One load per call: precheck, secret collection and the run all see the same input object. */
+const loaded = new WeakMap<AgentCall, ReturnType<typeof loadAgentAndParams>>()
+
+function agentAndParams(input: AgentCall, ctx: ActionContext): ReturnType<typeof loadAgentAndParams> {
+  let got = loaded.get(input)
+  if (!got) {
+    got = loadAgentAndParams(input, ctx)
+    loaded.set(input, got)
+  }
+  return got
 }
 
 /** Runs an agent the caller can see, with parameters validated against its schema. */
@@ -41,13 +56,20 @@ export const invokeAgentAction = defineAction({
   hints: { sideEffect: true },
   /** Queued when any step's action may run queued (research, audits); inline otherwise. */
   async mode(input, ctx) {
-    const agent = await loadAgent(ctx.db, { accountId: ctx.account.id, teamIds: ctx.account.teamIds }, input.id)
+    const agent = await loadAgent(ctx.db, { accountId: ctx.account.id, teamIds: ctx.account.teamIds }, input.id, ctx.agent?.foreign)
     const workflow = JSON.parse(agent.workflow) as Workflow
     return workflow.steps.some((s) => getAction(s.action)?.mode !== 'inline') ? 'queued' : 'inline'
   },
   examples: [{ id: 'acctbrief01', input: { domain: 'example.com' } }],
   async precheck(input, ctx) {
-    await agentAndParams(input, ctx)
+    const { agent } = await agentAndParams(input, ctx)
+    await checkAgentAccess(ctx, agent)
+  },
+  /** The values of the agent's secret parameters (marked, or flowing into a secret field), as given and as converted. */
+  async secretValues(input, ctx) {
+    const { agent, raw, params } = await agentAndParams(input, ctx)
+    const names = secretParameterNames(JSON.parse(agent.parameters) as Parameters, JSON.parse(agent.workflow) as Workflow)
+    return [...names].flatMap((name) => [raw[name], params[name]])
   },
   async run(input, ctx) {
     const { agent, params } = await agentAndParams(input, ctx)

@@ -67,6 +67,7 @@ export const meetingSectionsAction = defineAction({
   input: MeetingSectionsInput,
   output: MeetingSectionsOutput,
   hints: { readOnly: true },
+  integrations: ['model'],
   mode: 'inline',
   examples: [
     {

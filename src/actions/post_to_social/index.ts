@@ -44,12 +44,10 @@ export const postToSocialAction = defineAction({
   output: PostToSocialOutput,
   hints: { sideEffect: true },
   mode: 'inline',
-  secretFields: ['password'],
   examples: [{ username: 'alice.bsky.social', password: '<ACCOUNT_PASSWORD>', content: 'Shipped! Notes at https://example.com/notes #release cc @bob.bsky.social' }],
   async run(input, ctx): Promise<PostResult> {
     const id = parseIdentifier(input.username)
     if (!id) throw invalid('username', 'username must be a handle such as alice.bsky.social, a DID, or the account email')
-    if (!input.dry_run && !input.password) throw invalid('password', 'password is required to post (use an app password); only a dry_run may leave it out')
     const text = input.content
     if (!text.trim()) throw invalid('content', 'content must contain some text')
     const problems = limitViolations(text)
@@ -88,6 +86,8 @@ export const postToSocialAction = defineAction({
 
     const pds = await loginPds(ctx.fetch, settings, id)
     const session = await createSession(ctx.fetch, pds, id.value, input.password as string)
+    ctx.secrets.add(session.accessJwt)
+    ctx.secrets.add(session.refreshJwt)
     try {
       let thumb: BlobRef | null = null
       if (image) {

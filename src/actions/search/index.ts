@@ -1,3 +1,4 @@
+import { catalogFilter } from '../../agents/access'
 import { formatAgent } from '../../agents/formats'
 import { searchCatalog } from '../../agents/search'
 import { defineAction } from '../define'
@@ -18,10 +19,12 @@ export const searchAction = defineAction({
     { query: 'company research', status: 'all', format: 'anthropic' },
   ],
   async run(input, ctx) {
+    const filter = catalogFilter(ctx, input.status)
+    if (!filter) return []
     const hits = await searchCatalog(ctx.db, {
       viewer: { accountId: ctx.account.id, teamIds: ctx.account.teamIds },
       query: input.query ?? '',
-      filter: input.status,
+      filter,
       limit: input.limit,
       page: input.page,
       catalogVersion: ctx.account.catalogVersion,

@@ -1,15 +1,15 @@
 import { z } from 'zod'
-import { getVariables, putVariable } from '../../db/variables'
 import { ApiError } from '../../http/errors'
-import { decodeJson, encodeJson } from '../../runtime/blobs'
+import type { ActionContext } from '../../runtime/context'
+import { checkVariableFits, readVariables, writeVariable, type VariableScope } from '../../runtime/variables'
 import { VARIABLE_NAME } from '../common/fields'
 import { defineAction } from '../define'
 
 const variableName = z.string().max(64).regex(VARIABLE_NAME, 'must start with a letter and contain only letters, digits and underscores')
 
-function requireScope(workflowId: string | null): string {
-  if (!workflowId) throw new ApiError('VALIDATION_FAILED', 'Variables need a Workflow-Id header naming the variable scope', [{ path: '/', message: 'Missing Workflow-Id header' }])
-  return workflowId
+function requireScope(ctx: ActionContext): VariableScope {
+  if (!ctx.workflowId) throw new ApiError('VALIDATION_FAILED', 'Variables need a Workflow-Id header naming the variable scope', [{ path: '/', message: 'Missing Workflow-Id header' }])
+  return { db: ctx.db, cache: ctx.cache, config: ctx.config, accountId: ctx.account.id, workflowId: ctx.workflowId }
 }
 
 /** Sets a workflow variable directly: the value is stored under `name` (or `output_variable_name`). */
@@ -24,11 +24,12 @@ export const storeVariableAction = defineAction({
   hints: { idempotent: true, destructive: true },
   mode: 'inline',
   examples: [{ name: 'company_domain', value: 'example.com' }],
+  /** A value over MAX_VARIABLE_BYTES or its scope's MAX_SCOPE_BYTES is refused before the run exists. */
+  async precheck(input, ctx) {
+    await checkVariableFits(requireScope(ctx), input.name, input.value, '/value')
+  },
   async run(input, ctx) {
-    const scope = requireScope(ctx.workflowId)
-    const now = Date.now()
-    const text = await encodeJson(ctx.cache, `var:${ctx.account.id}:${scope}:${input.name}`, input.value ?? null)
-    await putVariable(ctx.db, ctx.account.id, scope, input.name, text, now, now + ctx.config.variableTtlSeconds * 1000)
+    await writeVariable(requireScope(ctx), input.name, input.value, Date.now(), 'refuse')
     return { name: input.name, value: input.value ?? null }
   },
 })
@@ -44,10 +45,9 @@ export const getVariableAction = defineAction({
   mode: 'inline',
   examples: [{ name: 'company_domain' }],
   async run(input, ctx) {
-    const scope = requireScope(ctx.workflowId)
-    const found = await getVariables(ctx.db, ctx.account.id, scope, [input.name], Date.now())
-    const text = found.get(input.name)
-    if (text === undefined) throw new ApiError('NOT_FOUND', `Variable "${input.name}" is not set in workflow "${scope}" (or it expired)`)
-    return { name: input.name, value: await decodeJson(ctx.cache, text) }
+    const scope = requireScope(ctx)
+    const found = await readVariables(scope, [input.name], Date.now())
+    if (!found.has(input.name)) throw new ApiError('NOT_FOUND', `Variable "${input.name}" is not set in workflow "${scope.workflowId}" (or it expired)`)
+    return { name: input.name, value: found.get(input.name) }
   },
 })

@@ -1,5 +1,6 @@
 import { getAccountSecret, listAccountSecrets } from '../../auth/secrets'
 import type { ActionContext } from '../../runtime/context'
+import { useIntegration } from '../../runtime/integrations'
 import { NotConfiguredError } from '../errors'
 import { MODELS, type ModelId, type Vendor } from './registry'
 
@@ -47,6 +48,8 @@ function accountKey(ctx: ActionContext, provider: AccountProvider): Promise<Acco
   if (!pending) {
     pending = getAccountSecret(ctx.db, ctx.env.ENCRYPTION_KEY, ctx.account.id, secretKind(provider)).then((found) => {
       if (!found) return null
+      // An agent's step reaches the account's own key only when allowed; the server's keys need no grant.
+      useIntegration(ctx, 'model')
       const meta = found.info.meta
       return {
         apiKey: found.secret,

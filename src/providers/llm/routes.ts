@@ -43,7 +43,7 @@ function checkBaseUrl(raw: string, allowPrivate: boolean): string {
   try {
     assertPublicUrl(url, allowPrivate)
   } catch (err) {
-    throw bad(`is not reachable from this service: ${(err as Error).message} (private addresses need ALLOW_PRIVATE_FETCH=true)`)
+    throw bad(`is not reachable from this service: ${(err as Error).message}`)
   }
   return url.toString().replace(/\/$/, '')
 }

@@ -1,5 +1,6 @@
-import { assertPublicUrl } from './address'
+import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
+import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 
 /** Options of one guarded outbound call. */
 export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
@@ -25,6 +26,10 @@ export type GuardedFetch = (url: string | URL, init?: GuardedRequestInit) => Pro
 export interface GuardedFetchOptions {
   userAgent: string
   allowPrivate: boolean
+  /** How host names are checked before every hop; default: resolved through DoH (`DEFAULT_DNS_CHECK`). */
+  dns?: DnsCheck
+  /** Where a failed request's raw error and stack go (the caller's message names the failure instead). */
+  log?: Logger
   /** The underlying fetch; tests and the proxy setting swap it. */
   fetcher?: typeof fetch
   /** Sleep used between retries (tests shorten it). */
@@ -102,7 +107,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       signal,
       ...rest
     } = init
-    let url = assertPublicUrl(input, options.allowPrivate)
+    const check = { allowPrivate: options.allowPrivate, dns: options.dns, fetcher }
+    let url = await assertPublicDestination(input, check)
     const service = serviceName ?? url.hostname
     const method = (rest.method ?? 'GET').toUpperCase()
     const canRetry = idempotent ?? (method === 'GET' || method === 'HEAD')
@@ -127,10 +133,12 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
           await sleep(250 * 2 ** attempt)
           continue
         }
+        const where = service === url.hostname ? service : `${service} (${url.hostname})`
+        options.log?.warn('outbound request failed', { service, host: url.hostname, timed_out: timedOut, ...errorFields(err) })
         throw new UpstreamError(
           service,
           timedOut ? 'timeout' : 'network',
-          timedOut ? `${service} did not answer within ${timeoutMs} ms` : `Could not reach ${service}: ${(err as Error).message}`,
+          timedOut ? `${where} timed out after ${timeoutMs} ms` : `Could not reach ${where}: ${describeFetchError(err)}`,
         )
       }
 
@@ -139,7 +147,13 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         if (!location) return capBody(res, maxBytes, service)
         res.body?.cancel().catch(() => undefined)
         if (++hops > maxRedirects) throw new UpstreamError(service, 'redirects', `${service} redirected more than ${maxRedirects} times`)
-        url = assertPublicUrl(new URL(location, url), options.allowPrivate)
+        let next: URL
+        try {
+          next = new URL(location, url)
+        } catch {
+          throw new UpstreamError(service, 'invalid', `${service} redirected to an invalid URL (${JSON.stringify(location.slice(0, 100))})`)
+        }
+        url = await assertPublicDestination(next, check)
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentMethod === 'POST')) {
           currentMethod = 'GET'
           body = undefined

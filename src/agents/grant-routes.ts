@@ -1,0 +1,66 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { deleteGrant, listGrants, putGrant, type ListedGrant } from '../db/agent-access'
+import { getVisibleAgent } from '../db/agents'
+import { readValidBody } from '../http/body'
+import { ApiError } from '../http/errors'
+import type { AppEnv } from '../http/types'
+import { INTEGRATIONS } from '../runtime/integrations'
+import { agentIntegrations, parseIntegrations } from './access'
+
+export const GrantBody = z.strictObject({
+  integrations: z
+    .array(z.enum(INTEGRATIONS))
+    .max(INTEGRATIONS.length * 4)
+    .optional()
+    .describe(`Integrations of yours the agent may use, of ${INTEGRATIONS.join(', ')}; default: those the agent declares now`),
+})
+
+function presentGrant(g: Pick<ListedGrant, 'agent_id' | 'agent_name' | 'integrations' | 'created_at' | 'updated_at'>) {
+  return {
+    agent_id: g.agent_id,
+    agent_name: g.agent_name,
+    integrations: parseIntegrations(g.integrations),
+    created_at: new Date(g.created_at).toISOString(),
+    updated_at: new Date(g.updated_at).toISOString(),
+  }
+}
+
+const ok = (response: unknown) => ({ status: 200, response })
+
+/**
+ * `/v1/grants`: the agents of other accounts a caller allows to use its integrations. A grant holds
+ * until it is revoked or the agent's workflow changes (which removes it).
+ */
+export function grantRoutes() {
+  const app = new Hono<AppEnv>()
+
+  app.get('/', async (c) => {
+    const rows = await listGrants(c.env.DB, c.get('principal').accountId)
+    return c.json(ok(rows.map(presentGrant)))
+  })
+
+  app.put('/:agent', async (c) => {
+    const p = c.get('principal')
+    const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : await readValidBody(c, GrantBody)
+    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
+    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('agent').slice(0, 64)}" not found`, [{ path: '/agent', message: 'No agent with this id that you can see' }])
+    if (agent.owner_account_id === p.accountId) {
+      throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
+    }
+    const declared = agentIntegrations(agent.workflow)
+    const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
+    const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now())
+    return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
+  })
+
+  app.delete('/:agent', async (c) => {
+    const p = c.get('principal')
+    const ref = c.req.param('agent')
+    // A grant outlives the agent's visibility: revoking goes by id when the slug no longer resolves.
+    const agentId = (await getVisibleAgent(c.env.DB, p, ref))?.id ?? ref
+    if (!(await deleteGrant(c.env.DB, p.accountId, agentId))) throw new ApiError('NOT_FOUND', `You have no grant for agent "${ref.slice(0, 64)}"`)
+    return c.json(ok({ agent_id: agentId, revoked: true }))
+  })
+  return app
+}

@@ -1,0 +1,196 @@
+import { env } from 'cloudflare:test'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { sha256Hex } from '../src/lib/crypto'
+import { stableStringify } from '../src/runtime/execute'
+import { action, mockFetch, newCaller, request, type Json } from './helpers'
+import { markSecret, searchStorage } from './secret-scan'
+import { alice, FakeAtproto, type FakeAccount } from './social/fake-pds'
+
+/**
+ * Secrets are known by type, not by name: a value that flows into a field the schema marks secret
+ * (`writeOnly` / `format: "password"`), or into an agent parameter marked so, never reaches a run
+ * record, a queued input, an idempotency hash, a step result, an error text or a log in plain text,
+ * whatever the field or parameter is called.
+ */
+
+interface Seen {
+  jobInputs: { kind: string; text: string | null }[]
+  messages: string[]
+}
+
+/** Captures each queued run's stored row at the moment its message is sent (before the consumer clears it). */
+function watchQueue(): Seen {
+  const seen: Seen = { jobInputs: [], messages: [] }
+  const send = env.JOBS.send.bind(env.JOBS)
+  vi.spyOn(env.JOBS, 'send').mockImplementation(async (body, opts) => {
+    seen.messages.push(JSON.stringify(body))
+    const row = await env.DB.prepare('SELECT job_input, job_input_kind FROM runs WHERE id = ?').bind((body as { runId: string }).runId).first<{ job_input: string | null; job_input_kind: string }>()
+    if (row) seen.jobInputs.push({ kind: row.job_input_kind, text: row.job_input })
+    return send(body, opts)
+  })
+  return seen
+}
+
+/** Every place of this file's storage, logs and `extra` texts (queue messages) that holds `secret` in plain text. */
+async function whereIs(secret: string, extra: string[] = []): Promise<{ hits: string[]; rows: number; keys: number }> {
+  const search = await searchStorage([secret])
+  const hits = [...search.found, ...extra.filter((e) => e.includes(secret)).map(() => 'queue message')]
+  return { hits, rows: search.rows, keys: search.kvKeys }
+}
+
+const poster = (param: string, extra: Record<string, unknown> = {}) => ({
+  name: 'Poster',
+  description: 'Posts with credentials given as parameters',
+  visibility: 'private',
+  parameters: { type: 'object', properties: { handle: { type: 'string', description: 'h' }, [param]: { type: 'string', description: 'p', ...extra } }, required: ['handle', param] },
+  workflow: { steps: [{ id: 'post', action: 'post_to_social', input: { username: '{{input.handle}}', password: `{{input.${param}}}`, content: 'agent post' } }] },
+})
+
+const figure = { secrets: 0, flows: new Set<string>(), found: 0, rows: 0, keys: 0 }
+
+describe('secrets by type', () => {
+  it('keeps an agent parameter named app_pw that feeds post_to_social.password out of the parent run, its queued input, the idempotency hash and GET /v1/runs', async () => {
+    const pds = new FakeAtproto()
+    mockFetch(pds.handle)
+    const seen = watchQueue()
+    const { token } = await newCaller('app_pw')
+    const agent = await request('POST', '/v1/agents', { token, body: poster('app_pw') })
+    expect(agent.status).toBe(201)
+    const input = { id: agent.body.response.id, input: { handle: alice.handle, app_pw: alice.password } }
+    const inline = await action('invoke_agent', input, token, { 'idempotency-key': 'pw-1' })
+    expect(inline.status, JSON.stringify(inline.body)).toBe(200)
+    const queued = await action('invoke_agent', input, token, { prefer: 'respond-async' })
+    expect(queued.status).toBe(202)
+    expect((await request('GET', `/v1/runs/${queued.body.response.run_id}?wait=20`, { token })).body.response.state).toBe('succeeded')
+
+    const runs = await request('GET', '/v1/runs?limit=100', { token })
+    expect(JSON.stringify(runs.body)).not.toContain(alice.password)
+    expect(runs.body.response.find((r: Json) => r.action === 'invoke_agent').input.input.app_pw).toBe('[redacted]')
+    for (const r of runs.body.response) expect(JSON.stringify((await request('GET', `/v1/runs/${r.id}`, { token })).body)).not.toContain(alice.password)
+    expect(seen.jobInputs).toHaveLength(1)
+    expect(seen.jobInputs[0].kind).toMatch(/^sealed/)
+    expect(seen.jobInputs[0].text ?? '').not.toContain(alice.password)
+    const plainHash = await sha256Hex(stableStringify({ action: 'invoke_agent', body: input, workflow: null }))
+    expect(await env.DB.prepare('SELECT 1 FROM idempotency_keys WHERE body_hash = ?').bind(plainHash).first()).toBeNull()
+    expect((await whereIs(alice.password, seen.messages)).hits).toEqual([])
+  })
+
+  it('shows secret fields in the OpenAPI schema and marks agent parameters that flow into them', async () => {
+    const doc = (await request('GET', '/v1/openapi.json')).body as Json
+    const schema = doc.paths['/v1/action/post_to_social'].post.requestBody.content['application/json'].schema
+    expect(schema.properties.password).toMatchObject({ writeOnly: true, format: 'password' })
+    const { token } = await newCaller('marks')
+    const created = await request('POST', '/v1/agents', { token, body: poster('app_pw') })
+    expect(created.body.response.parameters.properties.app_pw).toMatchObject({ writeOnly: true, format: 'password' })
+    expect(created.body.response.parameters.properties.handle.writeOnly).toBeUndefined()
+    const patched = await request('PATCH', `/v1/agents/${created.body.response.id}`, {
+      token,
+      body: { workflow: { steps: [{ id: 'post', action: 'post_to_social', input: { username: '{{input.app_pw}}', password: '{{input.handle}}', content: 'x' } }] } },
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.body.response.parameters.properties.handle).toMatchObject({ writeOnly: true, format: 'password' })
+  })
+
+  it('refuses an agent that writes a secret field itself, splices it into text or takes it from another step', async () => {
+    const { token } = await newCaller('refusals')
+    for (const password of ['literal-password-1', 'pw: {{input.p}}', '{{steps.first.value}}', '{{input.p}}{{input.p}}']) {
+      const body = {
+        name: 'Bad poster',
+        description: 'x',
+        parameters: { type: 'object', properties: { p: { type: 'string', description: 'p' } }, required: [] },
+        workflow: {
+          steps: [
+            { id: 'first', action: 'store_variable', input: { name: 'x', value: '{{input.p}}' } },
+            { id: 'post', action: 'post_to_social', input: { username: 'alice.bsky.social', password, content: 'x' } },
+          ],
+        },
+      }
+      const res = await request('POST', '/v1/agents', { token, body })
+      expect(res.status, password).toBe(400)
+      expect(res.body.details.map((d: Json) => d.path)).toContain('/workflow/steps/1/input/password')
+    }
+    const bad = await request('POST', '/v1/agents', { token, body: { ...poster('n'), parameters: { type: 'object', properties: { handle: { type: 'string' }, n: { type: 'integer', format: 'password' } } } } })
+    expect(bad.status).toBe(400)
+  })
+
+  it('keeps any secret out of every record, whatever the parameter is called and however it is sent', async () => {
+    const { token } = await newCaller('class')
+    let pds = new FakeAtproto()
+    mockFetch((req) => pds.handle(req))
+    const seen = watchQueue()
+    // Names the old name-based redaction would not catch.
+    const paramName = fc.stringMatching(/^[a-z][a-z0-9_]{0,14}$/).filter((n) => !/pass|secret|token|api_?key|credential|authorization/i.test(n) && !['handle', 'login'].includes(n))
+    const printable = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))
+    const secretText = fc
+      .string({ minLength: 10, maxLength: 40, unit: fc.oneof(fc.constantFrom('"', '\\', '<', '&', 'é', '🔑', ' '), printable) })
+      .filter((s) => !s.includes('{{') && s.trim() === s && /\S{4}/.test(s))
+    const shapes = ['password only', 'spliced into the post', 'marked parameter used as text'] as const
+    const modes = ['inline', 'idempotent', 'queued', 'JSON text input', 'tool-name alias', 'wrong password'] as const
+    // Every flow runs at least once (the examples), then generated ones.
+    const examples = shapes.flatMap((how, i) => modes.map((via, j) => [`p${i}x${j}`, `s3cr3t "${i}" \\ ${j} 🔑`, how, via] as [string, string, (typeof shapes)[number], (typeof modes)[number]]))
+    const secrets: string[] = []
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(paramName, secretText, fc.constantFrom(...shapes), fc.constantFrom(...modes), async (param, secret, how, via) => {
+        n++
+        figure.flows.add(`${how} / ${via}`)
+        // A marked parameter used only as text; the password then comes from a second parameter.
+        const marked = how === 'marked parameter used as text'
+        const login = marked ? `${secret}#login` : secret
+        secrets.push(markSecret(secret), markSecret(login))
+        pds = new FakeAtproto([{ ...alice, password: via === 'wrong password' ? `${login}-other` : login }])
+        const properties: Record<string, unknown> = {
+          handle: { type: 'string', description: 'h' },
+          [param]: { type: 'string', description: 'p', ...(marked ? { writeOnly: true } : {}) },
+          ...(marked ? { login: { type: 'string', description: 'l' } } : {}),
+        }
+        const input = {
+          username: '{{input.handle}}',
+          password: marked ? '{{input.login}}' : `{{input.${param}}}`,
+          content: how === 'password only' ? 'agent post' : `note {{input.${param}}}`,
+        }
+        const body = {
+          name: `Poster ${n}`,
+          description: 'Posts with credentials given as parameters',
+          parameters: { type: 'object', properties, required: [] },
+          workflow: { steps: [{ id: 'post', action: 'post_to_social', input }], output: '{{steps.post}}' },
+        }
+        const created = await request('POST', '/v1/agents', { token, body })
+        expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201)
+        const id = created.body.response.id as string
+        const params: Record<string, string> = { handle: alice.handle, [param]: secret, ...(marked ? { login } : {}) }
+        let res: { status: number; body: Json }
+        if (via === 'queued') {
+          const q = await action('invoke_agent', { id, input: params }, token, { prefer: 'respond-async' })
+          expect(q.status).toBe(202)
+          res = await request('GET', `/v1/runs/${q.body.response.run_id}?wait=20`, { token })
+          expect(res.body.response.state).toBe('succeeded')
+        } else if (via === 'JSON text input') res = await action('invoke_agent', { id, input: JSON.stringify(params) }, token)
+        else if (via === 'tool-name alias') res = await action(`invoke_agent_${id}`, params, token)
+        else res = await action('invoke_agent', { id, input: params }, token, via === 'idempotent' ? { 'idempotency-key': `class-${n}` } : {})
+        if (via === 'wrong password') expect(res.status).toBe(422)
+        else expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+        // The answer itself never echoes a secret either.
+        expect(JSON.stringify(res.body)).not.toContain(secret)
+        expect(JSON.stringify(res.body)).not.toContain(login)
+      }),
+      { numRuns: 40, examples },
+    )
+    for (const job of seen.jobInputs) expect(job.kind).toMatch(/^sealed/)
+    for (const s of new Set(secrets)) {
+      const { hits, rows, keys } = await whereIs(s, seen.messages)
+      figure.found += hits.length
+      figure.rows = rows
+      figure.keys = keys
+      expect(hits, s).toEqual([])
+    }
+    figure.secrets += new Set(secrets).size
+  })
+})
+
+afterAll(() => {
+  console.log(
+    `secrets by type: ${figure.secrets} generated secrets under generated parameter names through ${figure.flows.size} flows (direct, spliced, marked; inline, idempotent, queued, JSON text, tool alias, refused upstream): ${figure.found} found in D1 (${figure.rows} rows), KV (${figure.keys} keys), queue messages or logs`,
+  )
+})
