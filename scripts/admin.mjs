@@ -2,10 +2,14 @@
 /**
  * Admin CLI: calls /v1/admin/* of a local or deployed instance.
  *   ADMIN_TOKEN=... npm run admin -- [--url http://localhost:8787] <command>
+ * Without ADMIN_TOKEN exported, the local .dev.vars token is sent only to local URLs, and the deploy
+ * secrets file's token only to the Worker URL it was written for.
  * Commands print JSON, except `accounts create` (the account id alone) and `tokens create` (the token alone),
  * so scripts can capture them: TOKEN=$(npm run -s admin -- tokens create acc_...).
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { adminTokenFor } from './lib/admin-token.mjs'
+import { parseEnvFile, SECRETS_FILE } from './lib/deploy.mjs'
 
 const USAGE = `usage: npm run admin -- [--url URL] <command>
   accounts create <name> [--per-minute N] [--per-day N]   prints the account id
@@ -19,7 +23,8 @@ const USAGE = `usage: npm run admin -- [--url URL] <command>
   tokens create <account-id> [--name NAME] [--expires-in-days N]   prints the token
   tokens list <account-id>
   tokens revoke <token-id>
-ADMIN_TOKEN comes from the environment (or .dev.vars for a local instance).`
+ADMIN_TOKEN comes from the environment; without it, .dev.vars is used for a local URL (localhost,
+127.0.0.0/8, [::1]) and ${SECRETS_FILE} (written by npm run deploy:setup) for the Worker URL it names.`
 
 function fail(message, code = 1) {
   process.stderr.write(message + '\n')
@@ -39,11 +44,20 @@ for (let i = 0; i < argv.length; i++) {
 if (flags.help !== undefined || positional.length < 2) fail(USAGE, positional.length ? 2 : 0)
 
 const base = (flags.url ?? process.env.AGENT_API_URL ?? 'http://localhost:8787').replace(/\/+$/, '')
-let adminToken = process.env.ADMIN_TOKEN
-if (!adminToken && existsSync('.dev.vars')) {
-  adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync('.dev.vars', 'utf8'))?.[1]?.trim()
+try {
+  new URL(base)
+} catch {
+  fail(`--url ${base} is not a URL (e.g. --url https://agent-action-api.<you>.workers.dev)`, 2)
 }
-if (!adminToken) fail('ADMIN_TOKEN is not set (export it, or run against a local instance with .dev.vars)')
+const readEnvFile = (path) => (existsSync(path) ? parseEnvFile(readFileSync(path, 'utf8')) : undefined)
+const found = adminTokenFor(base, {
+  env: process.env,
+  devVars: readEnvFile('.dev.vars'),
+  deploySecrets: readEnvFile(SECRETS_FILE),
+  deploySecretsPath: SECRETS_FILE,
+})
+if (found.error) fail(found.error)
+const adminToken = found.token
 
 async function call(method, path, body) {
   let res
@@ -52,6 +66,8 @@ async function call(method, path, body) {
       method,
       headers: { authorization: `Bearer ${adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
+      // The admin API never redirects; a redirect must not carry the token anywhere else.
+      redirect: 'error',
     })
   } catch (err) {
     fail(`cannot reach ${base}: ${err.cause?.code ?? err.message}`)

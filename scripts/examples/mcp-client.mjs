@@ -35,5 +35,9 @@ console.log(`\nCalling ${best.name} with ${JSON.stringify(args)}`)
 const result = await client.callTool({ name: best.name, arguments: args })
 if (result.isError) console.log(`Tool error: ${result.content[0].text}`)
 else if (result.structuredContent?.status === 202) console.log(`Still running; poll ${base}${result.structuredContent.response.poll}?wait=30`)
-else console.log(JSON.stringify(result.structuredContent?.response ?? result.content, null, 2).slice(0, 2000))
+else {
+  const text = JSON.stringify(result.structuredContent?.response ?? result.content, null, 2)
+  const limit = 2000
+  console.log(text.length > limit ? `${text.slice(0, limit)}\n... (output cut: first ${limit} of ${text.length} characters shown)` : text)
+}
 await client.close()

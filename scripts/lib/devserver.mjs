@@ -56,7 +56,8 @@ export async function startDevServer({ name, sql = [], vars = {}, fresh = true }
   child.stdout.on('data', (d) => (log += d))
   child.stderr.on('data', (d) => (log += d))
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 90_000
+  // A loaded 2-core machine can take over a minute to bundle and start workerd.
+  const deadline = Date.now() + 180_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited:\n${log}`)
     try {
@@ -67,7 +68,7 @@ export async function startDevServer({ name, sql = [], vars = {}, fresh = true }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error(`wrangler dev did not start in 90 s:\n${log}`)
+      throw new Error(`wrangler dev did not start in 180 s:\n${log}`)
     }
     await new Promise((r) => setTimeout(r, 300))
   }

@@ -61,6 +61,9 @@ export function buildSeed(agents, now = Date.parse('2026-11-01T00:00:00Z')) {
       add('INSERT OR IGNORE INTO agent_reviews (agent_id, account_id, rating, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [a.id, reviewerId(i), rating, now, now])
     })
   }
+  // The instance's own catalog is trusted: its agents use a caller's CRM and model keys without a grant
+  // (as PUT /v1/admin/agents/:id/trusted would mark them). The demo and Acme accounts' agents are not.
+  add('UPDATE agents SET trusted = 1 WHERE owner_account_id = ? AND trusted = 0', [SEED_ACCOUNTS.catalog.id])
   return out
 }
 

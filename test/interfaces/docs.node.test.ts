@@ -1,12 +1,12 @@
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { launchChromium } from '../node/browser'
 
 const { url } = inject('devServer')
 let browser: Browser
 
 beforeAll(async () => {
-  // Debian's chromium (.ci/run installs it); the flags keep it offline and headless.
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  browser = await launchChromium()
 })
 
 afterAll(async () => {
