@@ -5,6 +5,7 @@ import { agentRoutes } from './agents/routes'
 import { adminRoutes } from './auth/admin-routes'
 import { requireAuth } from './auth/principal'
 import { tokenRoutes } from './auth/token-routes'
+import { consoleRoutes } from './console/routes'
 import { crmRoutes } from './crm/routes'
 import { mcpRoutes, referenceRoutes } from './interfaces/routes'
 import { errorResponse } from './http/envelope'
@@ -15,6 +16,7 @@ import { requestId } from './http/middleware'
 import { rateLimit } from './http/rate-limit'
 import type { AppEnv } from './http/types'
 import { createLogger, errorFields } from './runtime/log'
+import { reportRoutes } from './reports/routes'
 import { runRoutes } from './runtime/routes'
 import { artifactRoutes } from './research/routes'
 
@@ -28,6 +30,7 @@ export function createApp() {
   )
   app.get('/healthz', (c) => c.json({ status: 200, response: { ok: true } }))
   app.route('/', referenceRoutes())
+  app.route('/', consoleRoutes())
   app.route('/mcp', mcpRoutes())
   app.route('/v1/action', actionRoutes())
   app.route('/v1/admin', adminRoutes())
@@ -44,6 +47,8 @@ export function createApp() {
   app.route('/v1/tokens', authed().route('/', tokenRoutes()))
   app.route('/v1/agents', authed().route('/', agentRoutes()))
   app.route('/v1/grants', authed().route('/', grantRoutes()))
+  // Before the runs router: the report page also opens from a signed link, without a bearer header.
+  app.route('/v1/runs', reportRoutes())
   app.route('/v1/runs', authed().route('/', runRoutes()))
   app.route('/v1/integrations/llm', authed().route('/', llmKeyRoutes()))
   app.route('/v1/integrations/crm', authed().route('/', crmRoutes()))

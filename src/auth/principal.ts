@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { findPrincipalByHash, touchToken } from '../db/tokens'
+import { findPrincipalByHash, touchToken, type TokenPrincipalRow } from '../db/tokens'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
 import { sha256Hex } from '../lib/crypto'
@@ -36,6 +36,11 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
   if (!TOKEN_PATTERN.test(token)) throw new ApiError('UNAUTHORIZED', 'Invalid token')
   const row = await findPrincipalByHash(c.env.DB, await sha256Hex(token))
   if (!row) throw new ApiError('UNAUTHORIZED', 'Invalid token')
+  return principalFromRow(c, row)
+}
+
+/** The principal of a token row, after the checks every credential gets (revoked, expired). */
+export function principalFromRow(c: Context<AppEnv>, row: TokenPrincipalRow): Principal {
   const now = Date.now()
   if (row.revoked_at !== null) throw new ApiError('UNAUTHORIZED', 'Token has been revoked')
   if (row.expires_at !== null && row.expires_at <= now) throw new ApiError('UNAUTHORIZED', 'Token has expired')

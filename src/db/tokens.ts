@@ -48,19 +48,20 @@ export async function insertToken(db: D1Database, row: TokenRow, maxActive: numb
   return res.meta.changes > 0
 }
 
-export async function findPrincipalByHash(db: D1Database, hash: string): Promise<TokenPrincipalRow | null> {
-  return db
-    .prepare(
-      `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
+const PRINCIPAL_SELECT = `SELECT t.id AS token_id, t.account_id, a.name AS account_name, t.expires_at, t.revoked_at, t.last_used_at,
               a.rate_limit_per_minute, a.rate_limit_per_day,
               t.rate_limit_per_minute AS token_rate_limit_per_minute, t.rate_limit_per_day AS token_rate_limit_per_day,
               (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids,
               (SELECT epoch || ':' || version || ':' || index_version FROM catalog_version WHERE id = 1) AS catalog_version
-         FROM api_tokens t JOIN accounts a ON a.id = t.account_id
-        WHERE t.hash = ?`,
-    )
-    .bind(hash)
-    .first<TokenPrincipalRow>()
+         FROM api_tokens t JOIN accounts a ON a.id = t.account_id`
+
+export async function findPrincipalByHash(db: D1Database, hash: string): Promise<TokenPrincipalRow | null> {
+  return db.prepare(`${PRINCIPAL_SELECT} WHERE t.hash = ?`).bind(hash).first<TokenPrincipalRow>()
+}
+
+/** The same principal row by token id (a signed report link names its token by id). */
+export async function findPrincipalByTokenId(db: D1Database, tokenId: string): Promise<TokenPrincipalRow | null> {
+  return db.prepare(`${PRINCIPAL_SELECT} WHERE t.id = ?`).bind(tokenId).first<TokenPrincipalRow>()
 }
 
 /** Public view of a token: everything but the hash. */

@@ -1,0 +1,168 @@
+import { Hono } from 'hono'
+import { actions } from '../actions/registry'
+import type { AppEnv } from '../http/types'
+import { REPORT_ACTIONS, renderDocument } from '../reports/routes'
+import { CONSOLE_JS, REPORT_JS } from './script'
+import { APP_CSS } from './styles'
+
+/** The console's CSP: nothing but this origin (its script and stylesheet are files of this Worker). */
+export const CONSOLE_CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/** The console shell: static markup the script fills with the account's data once a token is given. */
+function ConsolePage({ actionNames }: { actionNames: string[] }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>Console · Agent Action API</title>
+        <link rel="stylesheet" href="/console/assets/app.css" />
+        <script src="/console/assets/console.js" defer></script>
+      </head>
+      <body data-report-actions={REPORT_ACTIONS.join(',')}>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="top">
+          <a href="/console" class="brand">Agent Action API console</a>
+          <nav id="nav" aria-label="Console sections" hidden>
+            <a href="#runs">Runs</a>
+            <a href="#agents">Agents</a>
+            <a href="#tokens">Tokens</a>
+            <a href="#integrations">Integrations</a>
+          </nav>
+          <span id="who" class="who"></span>
+          <button id="signout" type="button" class="secondary" hidden>
+            Sign out
+          </button>
+        </header>
+        <main id="main">
+          <p id="status" role="status" aria-live="polite"></p>
+          <section id="signin" class="panel" aria-labelledby="signin-h">
+            <h1 id="signin-h">Sign in with an API token</h1>
+            <p>
+              The token stays in this browser tab only (sessionStorage) and is sent as a bearer header to this service; closing the tab forgets it. Get one from{' '}
+              <code>npm run dev</code> (<code>.wrangler/dev-token</code>), <code>npm run admin -- tokens create</code> or <code>POST /v1/tokens</code>.
+            </p>
+            <form id="signin-form">
+              <label for="token">API token</label>
+              <input id="token" name="token" type="password" autocomplete="off" placeholder="aak_…" required />
+              <button type="submit">Sign in</button>
+            </form>
+          </section>
+          <div id="app" hidden>
+            <section id="view-runs" aria-labelledby="runs-h" hidden>
+              <h1 id="runs-h">Runs</h1>
+              <form id="runs-filter" class="filters" role="search" aria-label="Filter runs">
+                <label for="filter-action">Action</label>
+                <select id="filter-action" name="action">
+                  <option value="">any</option>
+                  {actionNames.map((n) => <option value={n}>{n}</option>)}
+                </select>
+                <label for="filter-state">State</label>
+                <select id="filter-state" name="state">
+                  <option value="">any</option>
+                  <option value="queued">queued</option>
+                  <option value="running">running</option>
+                  <option value="succeeded">succeeded</option>
+                  <option value="failed">failed</option>
+                </select>
+                <button type="submit">Filter</button>
+              </form>
+              <div class="scroll">
+                <table>
+                  <caption class="sr-only">Runs of this account, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Run</th>
+                      <th scope="col">Action</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Duration</th>
+                      <th scope="col">Attempts</th>
+                    </tr>
+                  </thead>
+                  <tbody id="runs-body"></tbody>
+                </table>
+              </div>
+              <p id="runs-empty" class="muted" hidden>
+                No runs match.
+              </p>
+              <button id="runs-more" type="button" class="secondary" hidden>
+                More runs
+              </button>
+              <section id="run-detail" class="panel" aria-labelledby="run-title" hidden></section>
+            </section>
+            <section id="view-agents" aria-labelledby="agents-h" hidden>
+              <h1 id="agents-h">Agents</h1>
+              <div class="grid2">
+                <div>
+                  <h2>Your agents</h2>
+                  <ul id="agents-own" class="values"></ul>
+                  <h2>Agents you can see</h2>
+                  <form id="agent-search" class="filters" role="search" aria-label="Search agents">
+                    <label for="agent-query">Search</label>
+                    <input id="agent-query" name="query" type="search" placeholder="e.g. youtube transcript" />
+                    <button type="submit">Search</button>
+                  </form>
+                  <ul id="agents-visible" class="values"></ul>
+                </div>
+                <section id="agent-detail" class="panel" aria-label="Agent" hidden></section>
+              </div>
+            </section>
+            <section id="view-tokens" aria-labelledby="tokens-h" hidden>
+              <h1 id="tokens-h">Tokens</h1>
+              <form id="token-create" class="filters" aria-label="Create a token">
+                <label for="new-token-name">Name</label>
+                <input id="new-token-name" name="name" required maxlength={100} />
+                <label for="new-token-days">Expires in days (optional)</label>
+                <input id="new-token-days" name="expires_in_days" type="number" min="1" max="3650" />
+                <button type="submit">Create token</button>
+              </form>
+              <div id="new-token" class="panel" hidden>
+                <label for="new-token-value">New token: copy it now, it is shown once</label>
+                <input id="new-token-value" class="token-once" readonly />
+              </div>
+              <div class="scroll">
+                <table>
+                  <caption class="sr-only">Tokens of this account</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Starts with</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">Last used</th>
+                      <th scope="col">Revoke</th>
+                    </tr>
+                  </thead>
+                  <tbody id="tokens-body"></tbody>
+                </table>
+              </div>
+            </section>
+            <section id="view-integrations" aria-labelledby="integrations-h" hidden>
+              <h1 id="integrations-h">Integrations</h1>
+              <p class="muted">Whether each integration is connected. Keys and tokens are stored encrypted and never shown.</p>
+              <ul id="integrations-list" class="checks"></ul>
+            </section>
+          </div>
+        </main>
+      </body>
+    </html>
+  )
+}
+
+const asset = (body: string, type: string) =>
+  new Response(body, { headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } })
+
+/** `GET /console` and its same-origin assets. Public: the page holds no data until a token is given. */
+export function consoleRoutes() {
+  const app = new Hono<AppEnv>()
+  app.get('/console', async (c) => {
+    const html = await renderDocument(<ConsolePage actionNames={actions.map((a) => a.name).sort()} />)
+    return c.html(html, 200, { 'content-security-policy': CONSOLE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
+  })
+  app.get('/console/assets/app.css', () => asset(APP_CSS, 'text/css'))
+  app.get('/console/assets/console.js', () => asset(CONSOLE_JS, 'text/javascript'))
+  app.get('/console/assets/report.js', () => asset(REPORT_JS, 'text/javascript'))
+  return app
+}
