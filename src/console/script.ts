@@ -9,7 +9,7 @@ export const CONSOLE_JS = String.raw`'use strict';
   var body = document.body;
   var REPORT_ACTIONS = (body.getAttribute('data-report-actions') || '').split(',');
   var $ = function (sel) { return document.querySelector(sel); };
-  var state = { runsCursor: null, runsTimer: null, runTimer: null, openRun: null };
+  var state = { runsSeq: 0, runsCursor: null, runsTimer: null, runTimer: null, openRun: null };
 
   function h(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -132,7 +132,10 @@ export const CONSOLE_JS = String.raw`'use strict';
   function loadRuns(reset) {
     var tbody = $('#runs-body');
     var cursor = reset ? null : state.runsCursor;
+    // Only the latest request fills the table: a refresh started before a filter change answers late.
+    var seq = ++state.runsSeq;
     return api('GET', runsQuery(cursor)).then(function (r) {
+      if (seq !== state.runsSeq) return;
       if (reset) clear(tbody);
       var runs = r.data.response || [];
       runs.forEach(function (run) { tbody.appendChild(runRow(run)); });
@@ -178,14 +181,14 @@ export const CONSOLE_JS = String.raw`'use strict';
       panel.appendChild(h('p', null, [h('button', { type: 'button', id: 'open-report', on: { click: function () { openReport(run.id); } } }, ['Open the report page'])]));
     }
     panel.appendChild(h('h3', { text: 'Input (secrets redacted by the server)' }));
-    panel.appendChild(h('pre', { text: json(run.input) }));
+    panel.appendChild(h('pre', { tabindex: '0',  text: json(run.input) }));
     if (run.error) {
       panel.appendChild(h('h3', { text: 'Error' }));
       panel.appendChild(h('p', { class: 'why', text: (run.error.status || '') + ' ' + (run.error.code || '') + ': ' + run.error.message }));
     }
     if (run.output !== undefined) {
       panel.appendChild(h('h3', { text: 'Output' }));
-      panel.appendChild(h('pre', { id: 'run-output', text: json(run.output) }));
+      panel.appendChild(h('pre', { tabindex: '0',  id: 'run-output', text: json(run.output) }));
     }
     if (live) {
       panel.appendChild(h('p', { class: 'muted', 'aria-live': 'polite', text: 'Still ' + run.state + ': refreshing every 2 seconds.' }));
@@ -262,7 +265,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       panel.appendChild(h('h2', { text: a.name }));
       panel.appendChild(h('p', { text: a.description || '' }));
       panel.appendChild(h('p', { class: 'muted', text: a.visibility + ' · ' + a.id + (a.slug ? ' · ' + a.slug : '') + ' · ' + a.executions + ' runs' }));
-      panel.appendChild(h('details', null, [h('summary', { text: descriptor ? 'Descriptor (as search returns it)' : 'Agent record' }), h('pre', { text: json(descriptor || a) })]));
+      panel.appendChild(h('details', null, [h('summary', { text: descriptor ? 'Descriptor (as search returns it)' : 'Agent record' }), h('pre', { tabindex: '0',  text: json(descriptor || a) })]));
       var params = a.parameters && a.parameters.properties ? a.parameters.properties : {};
       var required = a.parameters && Array.isArray(a.parameters.required) ? a.parameters.required : [];
       var form = h('form', { id: 'agent-form', 'aria-labelledby': 'agent-form-title' });
@@ -270,7 +273,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       Object.keys(params).forEach(function (name, i) { form.appendChild(paramInput(name, params[name] || {}, required.indexOf(name) >= 0, i)); });
       if (!Object.keys(params).length) form.appendChild(h('p', { class: 'muted', text: 'This agent takes no parameters.' }));
       form.appendChild(h('button', { type: 'submit', text: 'Run' }));
-      var out = h('pre', { id: 'agent-result', hidden: true });
+      var out = h('pre', { tabindex: '0',  id: 'agent-result', hidden: true });
       form.addEventListener('submit', function (e) {
         e.preventDefault();
         var input = {};
