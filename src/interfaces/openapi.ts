@@ -331,6 +331,38 @@ function resourcePaths(): Record<string, unknown> {
         'Runs',
       ),
     },
+    '/v1/runs/{id}/report': {
+      get: authed(
+        {
+          operationId: 'getRunReport',
+          summary: 'A content audit or company research run as an HTML page (gauges, charts, plan, sections with sources)',
+          description:
+            "The same data as the run's JSON output. Send the bearer header, or open the signed URL from POST /v1/runs/{id}/report-link (token_id, expires, signature) in a browser. Another account's run, or a run of another action, is a 404.",
+          parameters: [
+            pathParam('id', 'Run id (run_...)'),
+            queryParam('token_id', 'Signed link: the token that asked for it', { type: 'string' }),
+            queryParam('expires', 'Signed link: Unix seconds it ends at', { type: 'integer' }),
+            queryParam('signature', 'Signed link: hex HMAC-SHA256', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
+          ],
+          responses: { '200': { description: 'The report page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(404, ...AUTHED_ERRORS) },
+        },
+        'Runs',
+      ),
+    },
+    '/v1/runs/{id}/report-link': {
+      post: authed(
+        {
+          operationId: 'createRunReportLink',
+          summary: 'A signed URL that opens the run report page for 5 minutes without a bearer header (ends when the token is revoked)',
+          parameters: [pathParam('id', 'Run id (run_...)')],
+          responses: {
+            ...ok('The link', { type: 'object', required: ['url', 'expires_at'], properties: { url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } }),
+            ...errors(404, 503, ...AUTHED_ERRORS),
+          },
+        },
+        'Runs',
+      ),
+    },
     '/v1/integrations/llm': { get: authed({ operationId: 'listModelKeys', summary: 'Connected model keys (never the keys)', responses: { ...ok('Keys', { type: 'array', items: anyObject }), ...errors(...AUTHED_ERRORS) } }, 'Integrations') },
     '/v1/integrations/llm/{provider}': {
       parameters: [pathParam('provider', 'Model provider', { type: 'string', examples: ['openai', 'anthropic', 'openai_compatible'] })],
@@ -414,6 +446,9 @@ function resourcePaths(): Record<string, unknown> {
           ...errors(401, 403, 429, 500),
         },
       },
+    },
+    '/console': {
+      get: { operationId: 'console', summary: 'The web console: runs, agents, tokens and integrations, signed in with an API token kept in the tab', tags: ['Meta'], security: [], responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } } },
     },
     '/v1/openapi.json': {
       get: { operationId: 'openapi', summary: 'This document', tags: ['Meta'], security: [], responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: anyObject } } } } },

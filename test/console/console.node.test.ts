@@ -214,7 +214,7 @@ describe('the console in headless Chromium', () => {
     expect(plan).toEqual(audit.action_plan.map((i) => i.issue))
     const total = await page.$$eval('#inventory tbody tr', (trs) => trs.length)
     await page.selectOption('#inventory-filters select[name=kind]', 'redirect')
-    const visible = await page.$$eval('#inventory tbody tr', (trs) => trs.filter((tr) => !(tr as HTMLElement).hidden).length)
+    const visible = await page.$$eval('#inventory tbody tr', (trs) => trs.filter((tr) => !(tr as unknown as { hidden: boolean }).hidden).length)
     expect(visible).toBeGreaterThan(0)
     expect(visible).toBeLessThan(total)
     expect(await page.textContent('#inventory-count')).toBe(`${visible} of ${total} URLs`)
@@ -233,7 +233,7 @@ describe('the console in headless Chromium', () => {
     await page.click('#open-report')
     await page.waitForSelector('#section-company_overview')
     expect(await page.textContent('h1')).toContain('acme.example')
-    const timeline = await page.$eval('img.artifact-visual_timeline', (img) => ({ w: (img as HTMLImageElement).naturalWidth, src: (img as HTMLImageElement).src.slice(0, 26) }))
+    const timeline = await page.$eval('img.artifact-visual_timeline', (img) => ({ w: (img as unknown as { naturalWidth: number }).naturalWidth, src: (img as unknown as { src: string }).src.slice(0, 26) }))
     expect(timeline.src).toBe('data:image/svg+xml;base64,')
     expect(timeline.w).toBeGreaterThan(0)
     expect(await page.textContent('#unavailable')).toContain('Not configured: set CLOUDFLARE_ACCOUNT_ID')
@@ -286,7 +286,7 @@ describe('the console in headless Chromium', () => {
     expect(dialogs).toHaveLength(1)
     expect((await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${shown}` } })).status).toBe(401)
     // The (revoked) token stays out of the screenshot.
-    await page.$eval('#new-token-value', (el) => ((el as HTMLInputElement).value = 'aak_…'))
+    await page.$eval('#new-token-value', (el) => ((el as unknown as { value: string }).value = 'aak_…'))
     await page.screenshot({ path: join(SHOTS, 'console-tokens.png') })
     await expectAccessible(page)
 
