@@ -35,17 +35,6 @@ async function callAction(name, body) {
   return json
 }
 
-/**
- * A search hit as an OpenAI tool: `metadata` is ours, not OpenAI's, so it is dropped; strict mode
- * only when every parameter is required and none has a default (OpenAI's strict-mode rules).
- */
-function toOpenAiTool(hit) {
-  const { name, description, parameters } = hit.function
-  const props = Object.values(parameters.properties)
-  const strict = Object.keys(parameters.properties).every((k) => parameters.required.includes(k)) && props.every((p) => p.default === undefined)
-  return { type: 'function', function: { name, description, parameters, strict } }
-}
-
 const searchTool = {
   type: 'function',
   function: {
@@ -74,9 +63,10 @@ for (let turn = 0; turn < 6; turn++) {
   for (const call of message.tool_calls) {
     const args = JSON.parse(call.function.arguments || '{}')
     console.error(`-> ${call.function.name} ${JSON.stringify(args)}`)
-    const result = await callAction(call.function.name, call.function.name === 'search' ? { query: args.query, limit: 5 } : args)
+    const result = await callAction(call.function.name, call.function.name === 'search' ? { query: args.query, limit: 5, format: 'openai' } : args)
     if (call.function.name === 'search' && Array.isArray(result.response)) {
-      for (const hit of result.response) tools.set(hit.function.name, toOpenAiTool(hit))
+      // `format: "openai"` hits are strict-mode tools as they are (optional parameters take null).
+      for (const hit of result.response) tools.set(hit.function.name, hit)
     }
     messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result).slice(0, 20_000) })
   }

@@ -2,7 +2,8 @@ import { getAction } from '../actions/registry'
 import { TOOL_FORMATS } from '../actions/search/schema'
 import type { AgentRow } from '../db/agents'
 import { agentDescriptor, type AgentDescriptor } from './descriptor'
-import type { Workflow } from './schema'
+import { convertParam, type Parameters, type Workflow } from './schema'
+import { ANTHROPIC, MCP, OPENAI_STRICT, toDialect, type JsonSchema } from './tool-schema'
 
 // The list lives with the search schema, which must not import the registry (import cycle).
 export { TOOL_FORMATS }
@@ -20,11 +21,26 @@ export interface ToolAnnotations {
   openWorldHint: boolean
 }
 
+/** OpenAI Chat Completions function tool in strict mode (no search metadata: OpenAI reads no other field). */
+export interface OpenAiTool {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema; strict: true }
+}
+
+/** OpenAI Responses API function tool: the same, flat. */
+export interface OpenAiResponsesTool {
+  type: 'function'
+  name: string
+  description: string
+  parameters: JsonSchema
+  strict: true
+}
+
 /** An Anthropic Messages API tool: `{name, description, input_schema}`. */
 export interface AnthropicTool {
   name: string
   description: string
-  input_schema: AgentDescriptor['function']['parameters']
+  input_schema: JsonSchema
 }
 
 /** An MCP `Tool` as `tools/list` returns it; search metadata rides in `_meta`. */
@@ -32,7 +48,7 @@ export interface McpTool {
   name: string
   title: string
   description: string
-  inputSchema: AgentDescriptor['function']['parameters']
+  inputSchema: JsonSchema & { type: 'object' }
   annotations: ToolAnnotations
   _meta: { 'agent-action-api/agent': AgentDescriptor['function']['metadata'] }
 }
@@ -53,27 +69,56 @@ export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>): ToolAn
   }
 }
 
-/** Anthropic form of a spec descriptor: only the fields the Messages API accepts on a custom tool. */
-export function toAnthropic(d: AgentDescriptor): AnthropicTool {
-  return { name: d.function.name, description: d.function.description, input_schema: d.function.parameters }
+/**
+ * An agent's parameters as plain JSON Schema: defaults of their own type (the spec's descriptor
+ * shows them as text, which an integer or boolean schema would not accept).
+ */
+export function agentInputSchema(a: Pick<AgentRow, 'parameters'>): JsonSchema & { type: 'object' } {
+  const p = JSON.parse(a.parameters) as Parameters
+  const properties = Object.fromEntries(
+    Object.entries(p.properties).map(([name, x]) => [name, x.default === undefined ? { ...x } : { ...x, default: convertParam(x.type, x.default) }]),
+  )
+  return { type: 'object', properties, required: p.required, additionalProperties: false }
 }
 
-/** MCP form of a spec descriptor. */
-export function toMcp(d: AgentDescriptor, annotations: ToolAnnotations): McpTool {
+/** Anthropic form of an agent: only the fields the Messages API accepts on a custom tool. */
+export function toAnthropic(d: AgentDescriptor, input: JsonSchema): AnthropicTool {
+  return { name: d.function.name, description: d.function.description, input_schema: toDialect(input, ANTHROPIC) }
+}
+
+/** MCP form of an agent. */
+export function toMcp(d: AgentDescriptor, input: JsonSchema, annotations: ToolAnnotations): McpTool {
   return {
     name: d.function.name,
     title: d.function.metadata.name,
     description: d.function.description,
-    inputSchema: d.function.parameters,
+    inputSchema: { ...toDialect(input, MCP), type: 'object' },
     annotations,
     _meta: { 'agent-action-api/agent': d.function.metadata },
   }
 }
 
-/** One search hit in the requested format; `openai` is the spec's descriptor, unchanged. */
-export function formatAgent(a: AgentRow, score: number, format: ToolFormat): AgentDescriptor | AnthropicTool | McpTool {
+/** OpenAI strict-mode form of an agent (Chat Completions). */
+export function toOpenAi(d: AgentDescriptor, input: JsonSchema): OpenAiTool {
+  return { type: 'function', function: { name: d.function.name, description: d.function.description, parameters: toDialect(input, OPENAI_STRICT), strict: true } }
+}
+
+/** OpenAI strict-mode form of an agent (Responses API). */
+export function toOpenAiResponses(d: AgentDescriptor, input: JsonSchema): OpenAiResponsesTool {
+  return { type: 'function', name: d.function.name, description: d.function.description, parameters: toDialect(input, OPENAI_STRICT), strict: true }
+}
+
+export type FormattedAgent = AgentDescriptor | OpenAiTool | OpenAiResponsesTool | AnthropicTool | McpTool
+
+/** One search hit in the requested format; no format is the spec's descriptor, unchanged. */
+export function formatAgent(a: AgentRow, score: number, format: ToolFormat | undefined): FormattedAgent {
   const d = agentDescriptor(a, score)
-  if (format === 'anthropic') return toAnthropic(d)
-  if (format === 'mcp') return toMcp(d, agentAnnotations(a))
-  return d
+  if (format === undefined) return d
+  const input = agentInputSchema(a)
+  switch (format) {
+    case 'openai': return toOpenAi(d, input)
+    case 'openai_responses': return toOpenAiResponses(d, input)
+    case 'anthropic': return toAnthropic(d, input)
+    case 'mcp': return toMcp(d, input, agentAnnotations(a))
+  }
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { bearerChallenge } from './challenge'
 import { ApiError, type ErrorDetail } from './errors'
 
 /** Success body of every action: `{"status":200,"response":...}` plus optional top-level extras. */
@@ -20,7 +21,7 @@ export function errorBody(status: number, message: string, code: string, details
 /** Renders an ApiError as the error envelope with its headers. */
 export function errorResponse(c: Context, err: ApiError): Response {
   for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
-  if (err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="agent-action-api"')
+  if (err.status === 401) c.header('WWW-Authenticate', bearerChallenge(c.req.url, c.req.header('authorization') !== undefined, err.message))
   return c.json(
     errorBody(err.status, err.message, err.code, err.details, c.get('requestId') ?? ''),
     err.status as ContentfulStatusCode,

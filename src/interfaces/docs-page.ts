@@ -14,7 +14,7 @@ export const DOCS_PAGE = `<!doctype html>
   header h1 { margin: 0 0 .25rem; font-size: 1.4rem; }
   main { max-width: 60rem; margin: 0 auto; padding: 1rem 2rem 4rem; }
   label { font-weight: 600; }
-  input[type=password], textarea { width: 100%; box-sizing: border-box; font: 13px ui-monospace, monospace; padding: .4rem; border: 1px solid #c4c9d0; border-radius: 4px; }
+  input[type=password], input[type=text], textarea { width: 100%; box-sizing: border-box; font: 13px ui-monospace, monospace; padding: .4rem; border: 1px solid #c4c9d0; border-radius: 4px; }
   textarea { min-height: 7rem; }
   section.action { background: #fff; border: 1px solid #dde1e6; border-radius: 6px; padding: .75rem 1rem; margin: .75rem 0; }
   section.action h3 { margin: 0; font-size: 1.05rem; }
@@ -26,6 +26,9 @@ export const DOCS_PAGE = `<!doctype html>
   button { background: #1a4fa0; color: #fff; border: 0; border-radius: 4px; padding: .35rem .9rem; cursor: pointer; margin-top: .4rem; }
   details > summary { cursor: pointer; }
   #status { color: #8a2020; }
+  p.header { margin: .3rem 0; font-size: 13px; }
+  .hint-text { color: #5a6470; font-size: 12px; }
+  td.default code { white-space: nowrap; }
 </style>
 </head>
 <body>
@@ -63,22 +66,44 @@ export const DOCS_PAGE = `<!doctype html>
     return Array.isArray(s.type) ? s.type.join(' | ') : s.type || 'any'
   }
 
+  // A description's closing "Default ..." sentence, when the table shows the default in its own column.
+  var DEFAULT_SENTENCE = /(^|[.;,]\\s+)default:?\\s+(.+?)\\.?$/i
+
+  /** Splits a field into its meaning and its default, so the table says the default once. */
+  function meaningAndDefault(p) {
+    var text = p.description || ''
+    var m = DEFAULT_SENTENCE.exec(text)
+    var meaning = m ? text.slice(0, m.index) + (m[1] && m[1].trim() === '.' ? '.' : '') : text
+    if (p.default !== undefined) return { meaning: meaning, def: JSON.stringify(p.default) }
+    return { meaning: meaning, def: m ? m[2] : '' }
+  }
+
   function fieldsTable(schema) {
     var props = (schema && schema.properties) || {}
     var required = (schema && schema.required) || []
     var body = el('tbody')
     Object.keys(props).forEach(function (name) {
       var p = props[name]
-      body.appendChild(el('tr', {}, [
+      var md = meaningAndDefault(p)
+      body.appendChild(el('tr', { 'data-field': name }, [
         el('td', {}, [el('code', { text: name + (required.indexOf(name) >= 0 ? ' *' : '') })]),
         el('td', { text: typeOf(p) }),
-        el('td', { text: (p.description || '') + (p.default !== undefined ? ' (default ' + JSON.stringify(p.default) + ')' : '') }),
+        el('td', { class: 'default' }, md.def ? [el('code', { text: md.def })] : []),
+        el('td', { class: 'meaning', text: md.meaning }),
       ]))
     })
-    return el('table', {}, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Field' }), el('th', { text: 'Type' }), el('th', { text: 'Meaning' })])]), body])
+    var head = el('tr', {}, ['Field', 'Type', 'Default', 'Meaning'].map(function (h) { return el('th', { text: h }) }))
+    return el('table', { class: 'fields' }, [el('thead', {}, [head]), body])
   }
 
-  function actionSection(path, op) {
+  /** The request headers an operation takes (Workflow-Id, Idempotency-Key, Prefer), from the document. */
+  function headerParams(doc, op) {
+    return (op.parameters || [])
+      .map(function (p) { return p && p.$ref ? p.$ref.split('/').slice(1).reduce(function (o, k) { return o && o[k] }, doc) : p })
+      .filter(function (p) { return p && p.in === 'header' })
+  }
+
+  function actionSection(doc, path, op) {
     var name = path.slice('/v1/action/'.length)
     var media = (op.requestBody && op.requestBody.content['application/json']) || {}
     var examples = media.examples || {}
@@ -86,13 +111,23 @@ export const DOCS_PAGE = `<!doctype html>
     var editor = el('textarea', { 'aria-label': 'Request body for ' + name, spellcheck: 'false' })
     editor.value = JSON.stringify(first ? examples[first].value : {}, null, 2)
     var out = el('pre', { hidden: '' })
+    var headerInputs = headerParams(doc, op).map(function (p) {
+      var examples = (p.schema && p.schema.examples) || []
+      var input = el('input', { type: 'text', 'data-header': p.name, 'aria-label': p.name + ' header for ' + name, placeholder: examples.length ? examples.join(' or ') : '', autocomplete: 'off' })
+      return el('p', { class: 'header' }, [el('label', { text: p.name }), el('br'), input, el('span', { class: 'hint-text', text: p.description || '' })])
+    })
     var send = el('button', { type: 'button', text: 'Send' })
     send.addEventListener('click', function () {
       var body
       try { body = JSON.parse(editor.value) } catch (e) { out.hidden = false; out.textContent = 'Body is not valid JSON: ' + e.message; return }
       out.hidden = false
       out.textContent = 'Sending...'
-      fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokenInput.value }, body: JSON.stringify(body) })
+      var headers = { 'content-type': 'application/json', authorization: 'Bearer ' + tokenInput.value }
+      headerInputs.forEach(function (row) {
+        var input = row.querySelector('input')
+        if (input.value.trim() !== '') headers[input.getAttribute('data-header')] = input.value.trim()
+      })
+      fetch(path, { method: 'POST', headers: headers, body: JSON.stringify(body) })
         .then(function (res) { return res.text().then(function (t) { return res.status + ' ' + res.statusText + '\\n\\n' + t }) })
         .then(function (t) { try { var i = t.indexOf('\\n\\n'); out.textContent = t.slice(0, i + 2) + JSON.stringify(JSON.parse(t.slice(i + 2)), null, 2) } catch (e) { out.textContent = t } })
         .catch(function (e) { out.textContent = 'Request failed: ' + e.message })
@@ -109,7 +144,7 @@ export const DOCS_PAGE = `<!doctype html>
       title,
       el('p', { text: op.description || op.summary || '' }),
       el('details', {}, [el('summary', { text: 'Fields' }), fieldsTable(media.schema)]),
-      el('details', {}, [el('summary', { text: 'Try it' }), editor, send, out]),
+      el('details', {}, [el('summary', { text: 'Try it' })].concat(headerInputs, [editor, send, out])),
     ])
   }
 
@@ -123,7 +158,7 @@ export const DOCS_PAGE = `<!doctype html>
         ;['get', 'post', 'put', 'patch', 'delete'].forEach(function (method) {
           var op = item[method]
           if (!op) return
-          if (path.indexOf('/v1/action/') === 0 && path.indexOf('{') < 0) list.appendChild(actionSection(path, op))
+          if (path.indexOf('/v1/action/') === 0 && path.indexOf('{') < 0) list.appendChild(actionSection(doc, path, op))
           else rows.appendChild(el('tr', {}, [el('td', { text: method.toUpperCase() }), el('td', {}, [el('code', { text: path })]), el('td', { text: op.summary || '' })]))
         })
       })

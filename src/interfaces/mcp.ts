@@ -7,13 +7,13 @@ import { AGENT_ALIAS, agentAliasBody } from '../actions/invoke_agent'
 import { actions, getAction } from '../actions/registry'
 import { callerOf, runtimeOf } from '../actions/routes'
 import { agentDescriptor } from '../agents/descriptor'
-import { agentAnnotations, toMcp, type ToolAnnotations } from '../agents/formats'
+import { agentAnnotations, agentInputSchema, toMcp, type ToolAnnotations } from '../agents/formats'
+import { MCP, MCP_OUTPUT, toDialect, zodJsonSchema, type JsonSchema } from '../agents/tool-schema'
 import { searchCatalog } from '../agents/search'
 import { ApiError } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import type { AppEnv } from '../http/types'
 import { callAction, mayQueue, type CallOutcome } from '../runtime/execute'
-import { inputSchema } from './openapi'
 
 /** Agents per tools/list page (the cursor is the page number). */
 const AGENTS_PER_PAGE = 100
@@ -38,16 +38,54 @@ function actionAnnotations(a: AnyAction): ToolAnnotations {
   }
 }
 
-/** The MCP tool of a registered action. */
+/** The MCP tool of a registered action; actions that document their result also get an `outputSchema`. */
 export function actionTool(a: AnyAction): Tool {
-  const schema = inputSchema(a.input) as Tool['inputSchema']
+  const schema = toDialect(zodJsonSchema(a.input, 'input'), MCP)
   if (mayQueue(a)) {
     schema.properties = {
-      ...(schema.properties ?? {}),
-      callback_url: { type: 'string', description: 'HTTPS URL that receives the result when the run finishes (queued runs only)' },
+      ...((schema.properties as JsonSchema | undefined) ?? {}),
+      callback_url: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the result when the run finishes (queued runs only)' },
     }
   }
-  return { name: toolName(a), title: a.summary, description: a.description ?? a.summary, inputSchema: schema, annotations: actionAnnotations(a) }
+  const outputSchema = actionOutputSchema(a)
+  return {
+    name: toolName(a),
+    title: a.summary,
+    description: a.description ?? a.summary,
+    inputSchema: { ...schema, type: 'object' },
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: actionAnnotations(a),
+  }
+}
+
+const QUEUED_RESPONSE: JsonSchema = {
+  description: 'Still running after the wait: fetch the poll path with the same token for the result',
+  type: 'object',
+  properties: { run_id: { type: 'string' }, state: { type: 'string', enum: ['queued', 'running'] }, poll: { type: 'string' } },
+  required: ['run_id', 'state', 'poll'],
+}
+
+/**
+ * The `structuredContent` of a successful call (see toolResult), for actions that document their
+ * result. Result objects stay open: a client validates against this, and a result may gain fields.
+ */
+export function actionOutputSchema(a: AnyAction): Tool['outputSchema'] | undefined {
+  if (!a.output) return undefined
+  const result = toDialect(zodJsonSchema(a.output, 'output'), MCP_OUTPUT)
+  const parts = result.properties as Record<string, JsonSchema> | undefined
+  // An action with its own wire split (the transcript) documents both parts in one output object.
+  const split = a.present !== undefined && parts?.response !== undefined
+  const response = split ? parts.response : result
+  return {
+    type: 'object',
+    properties: {
+      status: { type: 'integer', description: '200 with the result; 202 while a queued run is still going' },
+      run_id: { type: 'string', description: 'The run of this call' },
+      response: mayQueue(a) ? { anyOf: [response, QUEUED_RESPONSE] } : response,
+      ...(split && parts.metadata ? { metadata: parts.metadata } : {}),
+    },
+    required: ['status', 'response'],
+  }
 }
 
 /** Renders a pipeline outcome as an MCP tool result (errors are results with isError, so models can recover). */
@@ -80,7 +118,7 @@ async function listTools(c: Context<AppEnv>, cursor: string | undefined): Promis
   const p = c.get('principal')
   const agents = await searchCatalog(c.env.DB, { viewer: { accountId: p.accountId, teamIds: p.teamIds }, query: '', filter: 'all', limit: AGENTS_PER_PAGE, page })
   const tools = agents.map((a) => {
-    const { _meta, ...tool } = toMcp(agentDescriptor(a, a.score), agentAnnotations(a))
+    const { _meta, ...tool } = toMcp(agentDescriptor(a, a.score), agentInputSchema(a), agentAnnotations(a))
     return { ...tool, _meta: _meta as Record<string, unknown> } satisfies Tool
   })
   return {

@@ -459,7 +459,34 @@ function resourcePaths(): Record<string, unknown> {
     '/healthz': {
       get: { operationId: 'health', summary: 'Liveness check', tags: ['Meta'], security: [], responses: { ...ok('Healthy', { type: 'object', properties: { ok: { type: 'boolean' } } }, { authed: false }) } },
     },
+    '/.well-known/oauth-protected-resource': {
+      get: { operationId: 'resourceMetadata', summary: 'Protected resource metadata of the API (RFC 9728)', description: PRM_DESCRIPTION, tags: ['Meta'], security: [], responses: { '200': PRM_RESPONSE } },
+    },
+    '/.well-known/oauth-protected-resource/mcp': {
+      get: { operationId: 'mcpResourceMetadata', summary: 'Protected resource metadata of /mcp (RFC 9728)', description: PRM_DESCRIPTION, tags: ['Meta'], security: [], responses: { '200': PRM_RESPONSE } },
+    },
   }
+}
+
+const PRM_DESCRIPTION =
+  'Where a 401 challenge (`resource_metadata=`) points: the resource takes bearer tokens in the Authorization header and names no OAuth authorization server (tokens come from POST /v1/tokens or an operator).'
+
+const PRM_RESPONSE = {
+  description: 'RFC 9728 metadata (a plain JSON document, not the envelope)',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['resource', 'bearer_methods_supported'],
+        properties: {
+          resource: { type: 'string', format: 'uri' },
+          resource_name: { type: 'string' },
+          resource_documentation: { type: 'string', format: 'uri' },
+          bearer_methods_supported: { type: 'array', items: { type: 'string', enum: ['header'] } },
+        },
+      },
+    },
+  },
 }
 
 const AGENT_EXAMPLE = {
@@ -558,7 +585,7 @@ function components(): Record<string, unknown> {
       RunId: { description: 'Id of the run this call created', schema: { type: 'string' } },
       Location: { description: 'Path of the run to poll', schema: { type: 'string' } },
       Allow: { description: 'Allowed methods', schema: { type: 'string' } },
-      WwwAuthenticate: { description: 'Bearer challenge', schema: { type: 'string' } },
+      WwwAuthenticate: { description: 'Bearer challenge: `resource_metadata` (RFC 9728) on API and MCP routes, and `error="invalid_token"` when a token was sent but refused', schema: { type: 'string' } },
     },
   }
 }

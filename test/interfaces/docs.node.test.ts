@@ -45,4 +45,49 @@ describe('the /docs page in headless Chromium', () => {
     await expect.poll(() => section.locator('pre').textContent(), { timeout: 15_000 }).toMatch(/^200 /)
     expect(await section.locator('pre').textContent()).toContain('invoke_agent_')
   })
+
+  it('says each default once, in its own column', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${url}/docs`)
+    await page.waitForSelector('body[data-ready="true"]')
+    const rows = await page.$$eval('#actions section[data-action] table.fields tbody tr', (trs) =>
+      trs.map((tr) => ({
+        action: tr.closest('section')?.getAttribute('data-action'),
+        field: tr.getAttribute('data-field'),
+        def: tr.querySelector('td.default')?.textContent ?? '',
+        meaning: tr.querySelector('td.meaning')?.textContent ?? '',
+      })),
+    )
+    expect(rows.length).toBeGreaterThan(50)
+    for (const r of rows) expect(r.meaning, `${r.action} ${r.field}`).not.toMatch(/(^|[.;,]\s+)default:?\s/i)
+    const row = (action: string, field: string) => rows.find((r) => r.action === action && r.field === field)
+    expect(row('search', 'limit')?.def).toBe('10')
+    expect(row('search', 'status')?.def).toBe('"public"')
+    expect(row('content_audit_generate_audit_action', 'max_pages')).toEqual(expect.objectContaining({ def: '100', meaning: 'Most URLs fetched (pages, redirects and errors alike), 1-1000.' }))
+    expect(row('content_audit_generate_audit_action', 'custom_path')?.def).toBe('the path of website_url')
+  })
+
+  it('sends Workflow-Id, Idempotency-Key and Prefer from "Try it"', async () => {
+    const { token } = inject('devServer')
+    const page = await browser.newPage()
+    await page.goto(`${url}/docs`)
+    await page.waitForSelector('body[data-ready="true"]')
+    await page.fill('#token', token)
+    const section = page.locator('section[data-action="search"]')
+    await section.locator('summary', { hasText: 'Try it' }).click()
+    const key = `docs-${Date.now()}`
+    await section.locator('input[data-header="Workflow-Id"]').fill('docs-page')
+    await section.locator('input[data-header="Idempotency-Key"]').fill(key)
+    await section.locator('input[data-header="Prefer"]').fill('respond-async')
+    await section.locator('textarea').fill('{"query":"youtube","limit":1}')
+    const sent = page.waitForRequest((r) => r.url().endsWith('/v1/action/search') && r.method() === 'POST')
+    await section.locator('button').click()
+    const headers = (await sent).headers()
+    expect(headers['workflow-id']).toBe('docs-page')
+    expect(headers['idempotency-key']).toBe(key)
+    expect(headers.prefer).toBe('respond-async')
+    // respond-async answers 202 with the queued run at once.
+    await expect.poll(() => section.locator('pre').textContent(), { timeout: 15_000 }).toMatch(/^202 /)
+    expect(await section.locator('pre').textContent()).toContain('run_id')
+  })
 })

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -62,5 +63,38 @@ describe('the MCP server, through the official SDK client', () => {
   it('refuses a client without a token', async () => {
     const anon = new Client({ name: 'anon', version: '1.0.0' })
     await expect(anon.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)))).rejects.toThrow()
+  })
+
+  it('reports a refused token as a 401 naming the token, without starting OAuth discovery', async () => {
+    const paths: string[] = []
+    const recording: typeof fetch = (input, init) => {
+      paths.push(new URL(input instanceof Request ? input.url : String(input)).pathname)
+      return fetch(input, init)
+    }
+    const bad = new Client({ name: 'bad-token', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer aak_${'x'.repeat(43)}` } }, fetch: recording })
+    const err = await bad.connect(transport).then(() => undefined, (e: unknown) => e)
+    expect(err).toBeInstanceOf(StreamableHTTPError)
+    expect((err as StreamableHTTPError).code).toBe(401)
+    expect((err as Error).message).toMatch(/Invalid token/)
+    expect(paths.every((p) => p === '/mcp')).toBe(true)
+  })
+
+  it('gives an OAuth-aware client an invalid_token challenge and metadata that names bearer tokens and no authorization server', async () => {
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer aak_${'x'.repeat(43)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    })
+    expect(res.status).toBe(401)
+    const challenge = extractWWWAuthenticateParams(res)
+    expect(challenge.error).toBe('invalid_token')
+    expect(String(challenge.resourceMetadataUrl)).toBe(`${url}/.well-known/oauth-protected-resource/mcp`)
+    const prm = await discoverOAuthProtectedResourceMetadata(new URL(`${url}/mcp`), { resourceMetadataUrl: challenge.resourceMetadataUrl })
+    expect(prm.resource).toBe(`${url}/mcp`)
+    expect(prm.bearer_methods_supported).toEqual(['header'])
+    expect(prm.authorization_servers).toBeUndefined()
+    // Without the challenge's URL, the SDK finds the same document by the RFC 9728 well-known path.
+    expect(await discoverOAuthProtectedResourceMetadata(new URL(`${url}/mcp`))).toEqual(prm)
   })
 })

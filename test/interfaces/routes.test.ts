@@ -30,7 +30,7 @@ describe('GET /v1/openapi.json', () => {
     const described = Object.values(doc.components.responses).map((r: Json) => r.description).join(' ')
     for (const code of Object.keys(ERROR_STATUS)) expect(described).toContain(code)
     expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }))
-    expect(doc.paths['/v1/action/search'].post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['openai', 'anthropic', 'mcp'])
+    expect(doc.paths['/v1/action/search'].post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['openai', 'openai_responses', 'anthropic', 'mcp'])
   })
 })
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /** Tool-descriptor formats a search can answer in (src/agents/formats.ts builds them). */
-export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const
+export const TOOL_FORMATS = ['openai', 'openai_responses', 'anthropic', 'mcp'] as const
 
 export const SearchInput = z.strictObject({
   query: z.string().max(10_000).optional().describe('Text matched against agent names, descriptions and parameters; empty lists by popularity'),
@@ -16,6 +16,8 @@ export const SearchInput = z.strictObject({
   page: z.number().int().min(0).default(0).describe('Zero-indexed page number'),
   format: z
     .enum(TOOL_FORMATS)
-    .default('openai')
-    .describe('Descriptor format of each hit: "openai" (the spec\'s function descriptor), "anthropic" ({name, description, input_schema}) or "mcp" (an MCP tool)'),
+    .optional()
+    .describe(
+      'Descriptor format of each hit. Omitted: the spec\'s function descriptor (with search metadata). "openai": a Chat Completions function tool valid in strict mode (optional parameters nullable, defaults in the description, no metadata); "openai_responses": the same as a Responses API function tool; "anthropic": {name, description, input_schema}; "mcp": an MCP tool',
+    ),
 })
