@@ -116,6 +116,14 @@ function errors(...statuses: number[]): Record<string, unknown> {
 
 const AUTHED_ERRORS = [401, 429, 500]
 
+const CALLBACK_URL = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^https://',
+  maxLength: 2048,
+  description: 'HTTPS URL that receives the result when a queued run finishes (signed with WEBHOOK_SIGNING_SECRET)',
+}
+
 const WORKFLOW_ID_PARAMETER = {
   name: 'Workflow-Id',
   in: 'header',
@@ -174,11 +182,12 @@ function actionOperation(a: AnyAction): Operation {
   }
   Object.assign(responses, errors(...BODY_ERRORS, 401, 403, 404, 409, 412, 422, 429, 500, 502, 503, 504))
   const requestBody = jsonBody(a.input, a.examples)
-  {
-    // Any call may be queued (`Prefer: respond-async`), so any call may name a callback.
+  if (mayQueue(a)) {
+    // An action that answers inline takes callback_url only with `Prefer: respond-async`; the body schema leaves it out there (see Prefer).
     const schema = requestBody.content['application/json'].schema as Schema
-    schema.properties = { ...(schema.properties as Schema), callback_url: { type: 'string', format: 'uri', description: `HTTPS URL that receives the result when a queued run finishes (signed with WEBHOOK_SIGNING_SECRET)${mayQueue(a) ? '' : '; only with `Prefer: respond-async`, as this action otherwise answers inline'}` } }
+    schema.properties = { ...(schema.properties as Schema), callback_url: CALLBACK_URL }
   }
+
   return {
     operationId: a.name,
     summary: a.summary,
@@ -390,7 +399,7 @@ function components(): Record<string, unknown> {
     parameters: {
       WorkflowId: WORKFLOW_ID_PARAMETER,
       IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: "Same key and body returns the first run's result; a different body is a 409", schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' } },
-      Prefer: { name: 'Prefer', in: 'header', required: false, description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202', schema: { type: 'string', examples: ['wait=10', 'respond-async'] } },
+      Prefer: { name: 'Prefer', in: 'header', required: false, description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202 from any action (which may then also name a `callback_url` in the body)', schema: { type: 'string', examples: ['wait=10', 'respond-async'] } },
     },
     headers: {
       RequestId: { description: 'Request id (an incoming well-formed one is echoed)', schema: { type: 'string' } },

@@ -10,7 +10,7 @@ import { ACCOUNT_PROVIDERS, secretKind, type AccountProvider } from './providers
 
 export const LlmKeyBody = z.strictObject({
   api_key: z.string().trim().min(8).max(500).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').describe('The provider API key; stored encrypted, never returned'),
-  base_url: z.string().trim().max(500).optional().describe('Base URL of the API (a gateway, proxy, or the OpenAI-compatible server); required for openai_compatible'),
+  base_url: z.string().trim().max(500).optional().meta({ format: 'uri', description: 'Base URL (http or https) of the API (a gateway, proxy, or the OpenAI-compatible server); required for openai_compatible' }),
   model: z.string().trim().min(1).max(200).optional().describe('openai_compatible only: model name the server serves for every public model id'),
 })
 
