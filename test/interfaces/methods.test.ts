@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { inspectRoutes } from 'hono/dev'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import { BASE, newCaller, request, type Json } from '../helpers'
+import { ADMIN, BASE, newCaller, request, type Json } from '../helpers'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const
 const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
@@ -132,6 +132,28 @@ describe('unknown query parameters', () => {
       expect(res.body.details.map((d: Json) => d.path), path).toEqual([expect.stringMatching(/^query:(limt|foo)$/)])
       expect(res.body.error).toMatch(/Unknown query parameter "(limt|foo)"/)
     }
+  })
+
+  it('any undeclared name is refused with a 400 naming it, on any documented operation', async () => {
+    const ops = Object.entries(paths).flatMap(([template, item]) =>
+      Object.entries(item as Record<string, Json>).map(([method, op]) => ({ method: method.toUpperCase(), template, op })),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,20}$/), async ({ method, template, op }, name) => {
+        const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name)
+        fc.pre(!declared.includes(name))
+        const auth = op.security?.length === 0 ? {} : { authorization: op.security?.[0]?.adminBearer ? ADMIN : `Bearer ${token}` }
+        const res = await SELF.fetch(`${BASE}${concrete(template, 'x1')}?${new URLSearchParams({ [name]: '1' })}`, {
+          method,
+          headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        })
+        const body = (await res.json()) as Json
+        expect(res.status, `${method} ${template}?${name}`).toBe(400)
+        expect(body.details, `${method} ${template}?${name}`).toContainEqual({ path: `query:${name}`, message: `Unknown query parameter "${name}"` })
+      }),
+      { numRuns: 120 },
+    )
   })
 
   it('declared ones are checked against their documented schema', async () => {
