@@ -142,7 +142,7 @@ describe('unknown query parameters', () => {
       fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,20}$/), async ({ method, template, op }, name) => {
         const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name)
         fc.pre(!declared.includes(name))
-        const auth = op.security?.length === 0 ? {} : { authorization: op.security?.[0]?.adminBearer ? ADMIN : `Bearer ${token}` }
+        const auth: Record<string, string> = op.security?.length === 0 ? {} : { authorization: op.security?.[0]?.adminBearer ? ADMIN : `Bearer ${token}` }
         const res = await SELF.fetch(`${BASE}${concrete(template, 'x1')}?${new URLSearchParams({ [name]: '1' })}`, {
           method,
           headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
