@@ -155,10 +155,8 @@ function jsonBody(schema: z.ZodType, examples?: Record<string, unknown>[], requi
 }
 
 const pathParam = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'path', required: true, description, schema })
-const queryParam = (name: string, description: string, schema: Schema) => ({ name, in: 'query', required: false, description, schema })
 
 const anyObject: Schema = { type: 'object', additionalProperties: true }
-const anyArray: Schema = { type: 'array', items: anyObject }
 
 function annotationsOf(a: AnyAction) {
   return {
