@@ -52,6 +52,8 @@ export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> 
    * parameters). Read before anything is stored; every record of the run tree then has them scrubbed.
    */
   secretValues?: (input: z.output<I>, ctx: ActionContext) => Promise<unknown[]>
+  /** The action reads or writes the Workflow-Id scope itself, so a call without the header is a 400. */
+  requiresWorkflowId?: boolean
   /** Example request bodies for docs. */
   examples?: Record<string, unknown>[]
   /** Splits a result into wire fields; default `{response: output}`. */

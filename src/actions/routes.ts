@@ -5,6 +5,7 @@ import { readJsonObject } from '../http/body'
 import { errorResponse, successBody } from '../http/envelope'
 import { ApiError } from '../http/errors'
 import { deferredRateLimit } from '../http/rate-limit'
+import { queryGuard } from '../http/route-table'
 import type { AppEnv } from '../http/types'
 import { createLogger } from '../runtime/log'
 import { callAction, type CallOutcome, type Caller, type Runtime } from '../runtime/execute'
@@ -94,11 +95,8 @@ function resolveAction(name: string): { action: AnyAction; alias?: string } {
 /** `POST /v1/action/:name` for every registered action (and `invoke_agent_<id>`). */
 export function actionRoutes() {
   const app = new Hono<AppEnv>()
-  app.on(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'], '/:name', (c) => {
-    c.header('Allow', 'POST')
-    throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on actions; use POST`, [], { Allow: 'POST' })
-  })
-  app.post('/:name', requireAuth, deferredRateLimit, async (c) => {
+  // Actions read no query parameters: any is refused, as on every other route.
+  app.post('/:name', requireAuth, deferredRateLimit, queryGuard(), async (c) => {
     const { action, alias } = resolveAction(c.req.param('name'))
     const body = await readJsonObject(c)
     const outcome = await callAction(runtimeOf(c), callerOf(c), action, alias ? agentAliasBody(alias, body) : body)

@@ -1,10 +1,9 @@
-import { Hono } from 'hono'
 import { z } from 'zod'
 import { deleteGrant, listGrants, putGrant, type ListedGrant } from '../db/agent-access'
 import { getVisibleAgent } from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
-import type { AppEnv } from '../http/types'
+import { Router, schemaRef } from '../http/route-table'
 import { INTEGRATIONS } from '../runtime/integrations'
 import { agentIntegrations, parseIntegrations } from './access'
 
@@ -27,20 +26,21 @@ function presentGrant(g: Pick<ListedGrant, 'agent_id' | 'agent_name' | 'integrat
 }
 
 const ok = (response: unknown) => ({ status: 200, response })
+const agentParam = { agent: { description: 'Agent id or slug' } }
 
 /**
  * `/v1/grants`: the agents of other accounts a caller allows to use its integrations. A grant holds
  * until it is revoked or the agent's workflow changes (which removes it).
  */
 export function grantRoutes() {
-  const app = new Hono<AppEnv>()
+  const app = new Router('Agents')
 
-  app.get('/', async (c) => {
+  app.get('/', { operationId: 'listGrants', summary: 'Agents of other accounts you allowed to use your integrations', response: { description: 'Grants', schema: { type: 'array', items: schemaRef('Grant') } } }, async (c) => {
     const rows = await listGrants(c.env.DB, c.get('principal').accountId)
     return c.json(ok(rows.map(presentGrant)))
   })
 
-  app.put('/:agent', async (c) => {
+  app.put('/:agent', { operationId: 'grantAgent', summary: "Allow another account's agent to use your integrations (until revoked or its workflow changes)", params: agentParam, body: { schema: GrantBody, required: false, examples: [{ integrations: ['crm'] }] }, response: { description: 'The grant, with what the agent declares', schema: { allOf: [schemaRef('Grant'), { type: 'object', required: ['declared', 'trusted'], properties: { declared: { type: 'array', items: { enum: [...INTEGRATIONS] } }, trusted: { type: 'boolean' } } }] } }, errors: [404] }, async (c) => {
     const p = c.get('principal')
     const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : await readValidBody(c, GrantBody)
     const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
@@ -54,7 +54,7 @@ export function grantRoutes() {
     return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
   })
 
-  app.delete('/:agent', async (c) => {
+  app.delete('/:agent', { operationId: 'revokeAgentGrant', summary: 'Revoke a grant', params: agentParam, response: { description: 'Revoked', schema: z.object({ agent_id: z.string(), revoked: z.literal(true) }) }, errors: [404] }, async (c) => {
     const p = c.get('principal')
     const ref = c.req.param('agent')
     // A grant outlives the agent's visibility: revoking goes by id when the slug no longer resolves.

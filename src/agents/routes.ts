@@ -1,16 +1,34 @@
-import { Hono } from 'hono'
+import { z } from 'zod'
 import type { Principal } from '../auth/principal'
 import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'
-import type { AppEnv } from '../http/types'
+import { Router, schemaRef } from '../http/route-table'
 import { parseOrThrow, summarize } from '../http/validate'
 import { newAgentId } from '../lib/ids'
 import { presentAgent } from './descriptor'
 import { markSecretParameters } from './secret-params'
-import { CreateAgentBody, ImportAgentsBody, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type CreateAgentInput, type Parameters, type Workflow } from './schema'
+import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type CreateAgentInput, type Parameters, type Workflow } from './schema'
 
 const ok = (response: unknown, status = 200) => ({ status, response })
+
+const AgentListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('Page size, 1-100'),
+  cursor: z.string().regex(/^\d{1,20}$/, 'must be the next_cursor of the previous page').optional().describe('next_cursor of the previous page'),
+})
+const agentId = { id: { description: 'Agent id or slug' } }
+const ImportResult = z.object({
+  created: z.number().int(),
+  existing: z.number().int(),
+  agents: z.array(z.object({ id: z.string(), slug: z.string().nullable(), name: z.string(), status: z.enum(['created', 'existing']) })),
+})
+const AGENT_EXAMPLE = {
+  name: 'Domain brief',
+  description: 'Summarises what a company does from its domain.',
+  visibility: 'private',
+  parameters: { type: 'object', properties: { domain: { type: 'string', description: 'Company domain' } }, required: ['domain'], additionalProperties: false },
+  workflow: { steps: [{ id: 'lookup', action: 'crm.v2.lookup_object', input: { object_type: 'companies', object_id: '{{input.domain}}' } }] },
+}
 
 function assertTeam(teamIds: string[], teamId: string | null | undefined): void {
   if (teamId && !teamIds.includes(teamId)) {
@@ -91,18 +109,19 @@ async function prepareCreate(db: D1Database, p: Principal, body: CreateAgentInpu
 
 /** `/v1/agents`: owners create, read, update, delete and list their agents; anyone who can see an agent reviews it. */
 export function agentRoutes() {
-  const app = new Hono<AppEnv>()
+  const app = new Router('Agents')
 
-  app.get('/', async (c) => {
+  app.get('/', { operationId: 'listAgents', summary: 'List your own agents', query: AgentListQuery, response: { description: 'Your agents', schema: { type: 'array', items: schemaRef('Agent') }, extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } } } }, async (c) => {
     const p = c.get('principal')
-    const limit = Math.min(100, Math.max(1, Number(c.req.query('limit') ?? 50) || 50))
-    const after = Math.max(0, Number(c.req.query('cursor') ?? 0) || 0)
+    const q = parseOrThrow(AgentListQuery, c.req.query())
+    const limit = q.limit
+    const after = q.cursor === undefined ? 0 : Number(q.cursor)
     const rows = await listOwnAgents(c.env.DB, p.accountId, limit, after)
     const next = rows.length === limit ? String(rows[rows.length - 1].rowid) : null
     return c.json({ status: 200, response: rows.map((a) => presentAgent(a, p.accountId)), next_cursor: next })
   })
 
-  app.post('/', async (c) => {
+  app.post('/', { operationId: 'createAgent', summary: 'Create an agent', body: { schema: CreateAgentBody, examples: [AGENT_EXAMPLE] }, response: { status: 201, description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 409] }, async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, CreateAgentBody)
     await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
@@ -111,7 +130,7 @@ export function agentRoutes() {
     return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId), 201), 201)
   })
 
-  app.post('/import', async (c) => {
+  app.post('/import', { operationId: 'importAgents', summary: 'Create many agents at once, all or nothing', description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`, body: { schema: ImportAgentsBody, examples: [{ agents: [{ ...AGENT_EXAMPLE, slug: 'domain-brief' }] }] }, response: { status: 201, description: 'What was created and what existed', schema: ImportResult }, errors: [403, 409] }, async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, ImportAgentsBody)
     const now = Date.now()
@@ -160,14 +179,14 @@ export function agentRoutes() {
     return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)
   })
 
-  app.get('/:id', async (c) => {
+  app.get('/:id', { operationId: 'getAgent', summary: 'Read an agent you can see', params: agentId, response: { description: 'The agent', schema: schemaRef('Agent') }, errors: [404] }, async (c) => {
     const p = c.get('principal')
     const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
     if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
     return c.json(ok(presentAgent(agent, p.accountId)))
   })
 
-  app.patch('/:id', async (c) => {
+  app.patch('/:id', { operationId: 'updateAgent', summary: 'Change your agent', params: agentId, body: { schema: UpdateAgentBody, examples: [{ description: 'Now with more detail.' }] }, response: { description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 404, 409] }, async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, UpdateAgentBody)
     const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
@@ -196,14 +215,14 @@ export function agentRoutes() {
     return c.json(ok(presentAgent(updated!, p.accountId)))
   })
 
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', { operationId: 'deleteAgent', summary: 'Delete your agent', params: agentId, response: { description: 'Deleted', schema: z.object({ id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {
     const p = c.get('principal')
     const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
     await deleteAgent(c.env.DB, p.accountId, agent.id)
     return c.json(ok({ id: agent.id, deleted: true }))
   })
 
-  app.put('/:id/review', async (c) => {
+  app.put('/:id/review', { operationId: 'reviewAgent', summary: 'Rate an agent 1-5 (one review per account)', params: agentId, body: { schema: ReviewBody, examples: [{ rating: 5 }] }, response: { description: 'Your rating and the new score', schema: z.object({ agent_id: z.string(), rating: z.number(), reviews_count: z.number(), reviews_score: z.number() }) }, errors: [403, 404] }, async (c) => {
     const p = c.get('principal')
     const body = await readValidBody(c, ReviewBody)
     const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
@@ -212,7 +231,7 @@ export function agentRoutes() {
     return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId).reviews_score }))
   })
 
-  app.delete('/:id/review', async (c) => {
+  app.delete('/:id/review', { operationId: 'unreviewAgent', summary: 'Remove your review', params: agentId, response: { description: 'Removed', schema: z.object({ agent_id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {
     const p = c.get('principal')
     const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
     if (!(await deleteReview(c.env.DB, agent.id, p.accountId))) throw new ApiError('NOT_FOUND', 'You have not reviewed this agent')

@@ -61,7 +61,7 @@ const jsonObject = z
 
 export const StepSchema = z.strictObject({
   id: z.string().regex(STEP_ID, 'step ids start with a letter; letters, digits and underscores'),
-  action: z.string().min(1).max(100),
+  action: z.string().min(1).max(100).describe('Name of a registered action (the operationIds of the Actions in /v1/openapi.json) other than invoke_agent'),
   input: jsonObject.default({}),
 })
 

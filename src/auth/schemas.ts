@@ -20,6 +20,7 @@ const tokenDay = limit.nullable().optional().describe("This token's own requests
 export const UpdateTokenBody = z
   .strictObject({ rate_limit_per_minute: tokenMinute, rate_limit_per_day: tokenDay })
   .refine((b) => b.rate_limit_per_minute !== undefined || b.rate_limit_per_day !== undefined, { message: 'Give rate_limit_per_minute, rate_limit_per_day or both', path: ['rate_limit_per_minute'] })
+  .meta({ anyOf: [{ required: ['rate_limit_per_minute'] }, { required: ['rate_limit_per_day'] }] })
 
 export const CreateTeamBody = z.strictObject({ name: name.describe('Team name') })
 
@@ -34,6 +35,7 @@ export const CreateTokenBody = z
     rate_limit_per_day: tokenDay,
   })
   .refine((b) => !(b.expires_at && b.expires_in_days), { message: 'Give expires_at or expires_in_days, not both', path: ['expires_at'] })
+  .meta({ not: { required: ['expires_at', 'expires_in_days'] }, description: 'expires_at and expires_in_days exclude each other; expires_at must be in the future' })
 
 /** Expiry in ms from a token request, or null; 400 for a time in the past. */
 export function expiryOf(body: z.output<typeof CreateTokenBody>, now: number): number | null {

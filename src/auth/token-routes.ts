@@ -1,7 +1,8 @@
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
 import { getToken, listTokens, revokeToken, updateTokenLimits } from '../db/tokens'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
+import { Router, schemaRef } from '../http/route-table'
 import type { AppEnv } from '../http/types'
 import { CreateTokenBody, expiryOf, UpdateTokenBody } from './schemas'
 import { createToken, limitsWithin, presentToken, type TokenLimits } from './tokens'
@@ -12,7 +13,7 @@ import { createToken, limitsWithin, presentToken, type TokenLimits } from './tok
  * passes them on to the tokens it creates and cannot raise any token above them.
  */
 export function tokenRoutes() {
-  const app = new Hono<AppEnv>()
+  const app = new Router('Account')
   const callerLimits = (c: Context<AppEnv>): TokenLimits => {
     const p = c.get('principal')
     return { rate_limit_per_minute: p.tokenRateLimitPerMinute, rate_limit_per_day: p.tokenRateLimitPerDay }
@@ -24,11 +25,20 @@ export function tokenRoutes() {
     return existing
   }
 
-  app.get('/', async (c) => {
+  app.get('/', { operationId: 'listTokens', summary: "List the account's tokens", response: { description: 'Tokens (never their values)', schema: { type: 'array', items: schemaRef('Token') } } }, async (c) => {
     const rows = await listTokens(c.env.DB, c.get('principal').accountId)
     return c.json({ status: 200, response: rows.map(presentToken) })
   })
-  app.post('/', async (c) => {
+  app.post(
+    '/',
+    {
+      operationId: 'createToken',
+      summary: 'Create a token (its value is shown once)',
+      body: { schema: CreateTokenBody, examples: [{ name: 'ci', expires_in_days: 30 }] },
+      response: { status: 201, description: 'The new token, with `token` shown once', schema: schemaRef('NewToken') },
+      errors: [403],
+    },
+    async (c) => {
     const body = await readValidBody(c, CreateTokenBody)
     const now = Date.now()
     const expiresAt = expiryOf(body, now)
@@ -37,16 +47,29 @@ export function tokenRoutes() {
     const limits = limitsWithin(body, caller, caller)
     const { token, view } = await createToken(c.env.DB, c.get('principal').accountId, body.name, expiresAt, now, limits, c.get('config').maxTokensPerAccount)
     return c.json({ status: 201, response: { ...presentToken(view), token } }, 201)
-  })
-  app.patch('/:id', async (c) => {
+    },
+  )
+  const idParam = { id: { description: 'Token id (tok_...)' } }
+  app.patch(
+    '/:id',
+    {
+      operationId: 'updateToken',
+      summary: "Set one of the account's tokens' own rate limits (never above the caller's)",
+      params: idParam,
+      body: { schema: UpdateTokenBody, examples: [{ rate_limit_per_minute: 30 }] },
+      response: { description: 'The token', schema: schemaRef('Token') },
+      errors: [404],
+    },
+    async (c) => {
     const body = await readValidBody(c, UpdateTokenBody)
     const accountId = c.get('principal').accountId
     const existing = await ownToken(c, accountId, c.req.param('id'))
     const limits = limitsWithin(body, callerLimits(c), existing)
     await updateTokenLimits(c.env.DB, existing.id, accountId, limits)
     return c.json({ status: 200, response: presentToken({ ...existing, ...limits }) })
-  })
-  app.delete('/:id', async (c) => {
+    },
+  )
+  app.delete('/:id', { operationId: 'revokeToken', summary: 'Revoke a token of the account', params: idParam, response: { description: 'The revoked token', schema: schemaRef('Token') }, errors: [404] }, async (c) => {
     const accountId = c.get('principal').accountId
     const existing = await ownToken(c, accountId, c.req.param('id'))
     await revokeToken(c.env.DB, existing.id, accountId, Date.now())

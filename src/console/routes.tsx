@@ -1,6 +1,5 @@
-import { Hono } from 'hono'
+import { Router } from '../http/route-table'
 import { actions } from '../actions/registry'
-import type { AppEnv } from '../http/types'
 import { REPORT_ACTIONS, renderDocument } from '../reports/routes'
 import { CONSOLE_JS, REPORT_JS } from './script'
 import { APP_CSS } from './styles'
@@ -154,15 +153,17 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
 const asset = (body: string, type: string) =>
   new Response(body, { headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } })
 
+const html = { 'text/html': { schema: { type: 'string' } } }
+const assetResponse = (type: string) => ({ description: `The console's ${type}`, content: { [type]: { schema: { type: 'string' } } } })
+
 /** `GET /console` and its same-origin assets. Public: the page holds no data until a token is given. */
 export function consoleRoutes() {
-  const app = new Hono<AppEnv>()
-  app.get('/console', async (c) => {
-    const html = await renderDocument(<ConsolePage actionNames={actions.map((a) => a.name).sort()} />)
-    return c.html(html, 200, { 'content-security-policy': CONSOLE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
-  })
-  app.get('/console/assets/app.css', () => asset(APP_CSS, 'text/css'))
-  app.get('/console/assets/console.js', () => asset(CONSOLE_JS, 'text/javascript'))
-  app.get('/console/assets/report.js', () => asset(REPORT_JS, 'text/javascript'))
-  return app
+  return new Router('Meta')
+    .get('/', { operationId: 'console', summary: 'The web console: runs, agents, tokens and integrations, signed in with an API token kept in the tab', response: { description: 'HTML page', content: html } }, async (c) => {
+      const page = await renderDocument(<ConsolePage actionNames={actions.map((a) => a.name).sort()} />)
+      return c.html(page, 200, { 'content-security-policy': CONSOLE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
+    })
+    .get('/assets/app.css', { operationId: 'consoleStyles', summary: 'The console and report pages stylesheet', response: assetResponse('text/css') }, () => asset(APP_CSS, 'text/css'))
+    .get('/assets/console.js', { operationId: 'consoleScript', summary: 'The console script', response: assetResponse('text/javascript') }, () => asset(CONSOLE_JS, 'text/javascript'))
+    .get('/assets/report.js', { operationId: 'reportScript', summary: 'The report pages script (filters)', response: assetResponse('text/javascript') }, () => asset(REPORT_JS, 'text/javascript'))
 }

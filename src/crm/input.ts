@@ -32,7 +32,12 @@ export const objectTypeField = z
   .max(40)
   .refine((v) => normalizeObjectType(v) !== null, { message: `must be one of ${OBJECT_TYPES.join(', ')}` })
   .transform((v) => normalizeObjectType(v) as ObjectType)
-  .describe(`CRM object type: ${OBJECT_TYPES.join(', ')} (singular forms accepted)`)
+  .meta({
+    description: `CRM object type: ${OBJECT_TYPES.join(', ')} (singular forms and any case accepted)`,
+    // JSON Schema patterns have no case-insensitive flag: each letter is spelt as its two cases.
+    pattern: `^\\s*(?:${[...OBJECT_TYPES, ...Object.keys(SINGULAR)].map((w) => [...w].map((ch) => `[${ch}${ch.toUpperCase()}]`).join('')).join('|')})\\s*$`,
+    examples: [...OBJECT_TYPES],
+  })
 
 /** The `identification_method` field with the spec's values. */
 export function idMethodField(valueField: string) {

@@ -1,8 +1,7 @@
-import { Hono } from 'hono'
 import { z } from 'zod'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
-import type { AppEnv } from '../http/types'
+import { Router } from '../http/route-table'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { userAgent } from '../runtime/execute'
 import { BuiltinCrm } from './builtin'
@@ -33,6 +32,13 @@ export const CreateObjectBody = z.strictObject({
     .describe('JSON array of {to_object_type, to_object_id, association_type?}'),
 })
 
+const typeParam = { type: { description: 'Object type', schema: { enum: [...OBJECT_TYPES] } } }
+
+const ObjectListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1-100; default 20'),
+  after: z.string().regex(/^\d{1,20}$/).optional().describe('CRM ID to start after'),
+})
+
 function objectTypeParam(value: string): ObjectType {
   const t = normalizeObjectType(value)
   if (!t) throw new ApiError('NOT_FOUND', `Unknown CRM object type "${value.slice(0, 40)}"; use ${OBJECT_TYPES.join(', ')}`)
@@ -44,14 +50,14 @@ function objectTypeParam(value: string): ObjectType {
  * records of the built-in CRM directly (`/builtin/objects/:type`).
  */
 export function crmRoutes() {
-  const app = new Hono<AppEnv>()
+  const app = new Router('Integrations')
 
-  app.get('/', async (c) => {
+  app.get('/', { operationId: 'getCrm', summary: 'The CRM connection (built-in CRM when none)', response: { description: 'The connection', schema: { type: 'object' } } }, async (c) => {
     const info = await describeConnection(c.env.DB, c.get('principal').accountId)
     return c.json({ status: 200, response: connectionView(info, c.env) })
   })
 
-  app.put('/', async (c) => {
+  app.put('/', { operationId: 'connectCrm', summary: 'Connect a HubSpot portal (token stored encrypted)', body: { schema: ConnectBody, examples: [{ provider: 'hubspot', access_token: 'pat-na1-...' }] }, response: { description: 'The connection', schema: { type: 'object' } }, errors: [502, 503, 504] }, async (c) => {
     const body = await readValidBody(c, ConnectBody)
     const config = c.get('config')
     let warnings: string[] = []
@@ -65,12 +71,12 @@ export function crmRoutes() {
     return c.json({ status: 200, response: connectionView(info, c.env) })
   })
 
-  app.delete('/', async (c) => {
+  app.delete('/', { operationId: 'disconnectCrm', summary: 'Disconnect the CRM', response: { description: 'Disconnected', schema: { type: 'object', required: ['disconnected'], properties: { disconnected: { type: 'boolean' } } } } }, async (c) => {
     const removed = await disconnect(c.env.DB, c.get('principal').accountId)
     return c.json({ status: 200, response: { ...connectionView(null, c.env), disconnected: removed } })
   })
 
-  app.post('/builtin/objects/:type', async (c) => {
+  app.post('/builtin/objects/:type', { operationId: 'createBuiltinCrmObject', summary: 'Create a record in the built-in CRM', params: typeParam, body: { schema: CreateObjectBody, examples: [{ properties: { email: 'ada@example.com', firstname: 'Ada' } }] }, response: { status: 201, description: 'The record', schema: { type: 'object' } }, errors: [404] }, async (c) => {
     const type = objectTypeParam(c.req.param('type'))
     const body = await readValidBody(c, CreateObjectBody)
     const properties = parsePropertyValues(typeof body.properties === 'string' ? body.properties : JSON.stringify(body.properties))
@@ -79,7 +85,7 @@ export function crmRoutes() {
     return c.json({ status: 201, response: { provider: 'builtin', object_type: type, ...record } }, 201)
   })
 
-  app.get('/builtin/objects/:type', async (c) => {
+  app.get('/builtin/objects/:type', { operationId: 'listBuiltinCrmObjects', summary: 'List records of the built-in CRM', params: typeParam, query: ObjectListQuery, response: { description: 'A page of records', schema: { type: 'object' } }, errors: [404] }, async (c) => {
     const type = objectTypeParam(c.req.param('type'))
     const limitText = c.req.query('limit') ?? '20'
     const afterText = c.req.query('after') ?? '0'
@@ -91,7 +97,7 @@ export function crmRoutes() {
     return c.json({ status: 200, response: { provider: 'builtin', object_type: type, ...page } })
   })
 
-  app.delete('/builtin/objects/:type/:id', async (c) => {
+  app.delete('/builtin/objects/:type/:id', { operationId: 'deleteBuiltinCrmObject', summary: 'Delete a built-in CRM record', params: { ...typeParam, id: { description: 'CRM ID', schema: { type: 'string', pattern: '^\\d{1,20}$' } } }, response: { description: 'Deleted', schema: { type: 'object' } }, errors: [404] }, async (c) => {
     const type = objectTypeParam(c.req.param('type'))
     const id = c.req.param('id')
     if (!/^\d{1,20}$/.test(id)) throw new ApiError('NOT_FOUND', `Object not found: no ${type} with id ${id.slice(0, 40)}`)

@@ -2,12 +2,8 @@ import { z } from 'zod'
 import type { AnyAction } from '../actions/define'
 import { actions } from '../actions/registry'
 import { secretFields } from '../actions/secret-fields'
-import { GrantBody } from '../agents/grant-routes'
-import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, ReviewBody, UpdateAgentBody } from '../agents/schema'
-import { CreateAccountBody, CreateTeamBody, CreateTokenBody, MemberBody, UpdateAccountBody, UpdateTokenBody } from '../auth/schemas'
-import { ConnectBody, CreateObjectBody } from '../crm/routes'
 import { ERROR_STATUS, type ErrorCode } from '../http/errors'
-import { LlmKeyBody } from '../providers/llm/routes'
+import type { MountedRoute, ResponseSpec, Security } from '../http/route-table'
 import { mayQueue } from '../runtime/execute'
 import { INTEGRATIONS } from '../runtime/integrations'
 
@@ -119,6 +115,22 @@ function errors(...statuses: number[]): Record<string, unknown> {
 }
 
 const AUTHED_ERRORS = [401, 429, 500]
+
+const CALLBACK_URL = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^https://',
+  maxLength: 2048,
+  description: 'HTTPS URL that receives the result when a queued run finishes (signed with WEBHOOK_SIGNING_SECRET)',
+}
+
+const WORKFLOW_ID_PARAMETER = {
+  name: 'Workflow-Id',
+  in: 'header',
+  required: false,
+  description: 'Variable scope: `{{path}}` references resolve from it and output_variable_name stores into it',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+}
 const BODY_ERRORS = [400, 413, 415]
 
 function envelope(response: Schema, extra: Record<string, Schema> = {}, status = 200): Schema {
@@ -143,10 +155,8 @@ function jsonBody(schema: z.ZodType, examples?: Record<string, unknown>[], requi
 }
 
 const pathParam = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'path', required: true, description, schema })
-const queryParam = (name: string, description: string, schema: Schema) => ({ name, in: 'query', required: false, description, schema })
 
 const anyObject: Schema = { type: 'object', additionalProperties: true }
-const anyArray: Schema = { type: 'array', items: anyObject }
 
 function annotationsOf(a: AnyAction) {
   return {
@@ -161,25 +171,27 @@ function actionOperation(a: AnyAction): Operation {
   const responses: Record<string, unknown> = {
     ...ok('The result', a.output ? resultSchema(a) : {}, { extra: a.name === 'get_video_transcript' ? { metadata: anyObject } : {} }),
   }
-  if (mayQueue(a)) {
-    responses['202'] = {
-      description: 'Still running after the wait budget (Prefer: wait=<s>); poll the run',
-      headers: { 'x-request-id': ref('headers', 'RequestId'), 'x-run-id': ref('headers', 'RunId'), Location: ref('headers', 'Location'), ...rateLimitHeaders() },
-      content: { 'application/json': { schema: ref('schemas', 'QueuedRun') } },
-    }
+  responses['202'] = {
+    description: mayQueue(a)
+      ? 'Still running after the wait budget (`Prefer: wait=<s>`), or at once with `Prefer: respond-async`; poll the run'
+      : 'Accepted at once with `Prefer: respond-async` (the run is queued); poll the run',
+    headers: { 'x-request-id': ref('headers', 'RequestId'), 'x-run-id': ref('headers', 'RunId'), Location: ref('headers', 'Location'), ...rateLimitHeaders() },
+    content: { 'application/json': { schema: ref('schemas', 'QueuedRun') } },
   }
   Object.assign(responses, errors(...BODY_ERRORS, 401, 403, 404, 409, 412, 422, 429, 500, 502, 503, 504))
   const requestBody = jsonBody(a.input, a.examples)
   if (mayQueue(a)) {
+    // An action that answers inline takes callback_url only with `Prefer: respond-async`; the body schema leaves it out there (see Prefer).
     const schema = requestBody.content['application/json'].schema as Schema
-    schema.properties = { ...(schema.properties as Schema), callback_url: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the result when a queued run finishes (signed with WEBHOOK_SIGNING_SECRET)' } }
+    schema.properties = { ...(schema.properties as Schema), callback_url: CALLBACK_URL }
   }
+
   return {
     operationId: a.name,
     summary: a.summary,
     description: a.description ?? a.summary,
     tags: ['Actions'],
-    parameters: [ref('parameters', 'WorkflowId'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Prefer')],
+    parameters: [a.requiresWorkflowId ? { ...WORKFLOW_ID_PARAMETER, required: true, description: 'Variable scope this action reads or writes; required' } : ref('parameters', 'WorkflowId'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Prefer')],
     requestBody,
     responses,
     ...annotationsOf(a),
@@ -217,284 +229,67 @@ function actionPaths(): Record<string, unknown> {
   return paths
 }
 
-function resourcePaths(): Record<string, unknown> {
-  const tokenView: Schema = { type: 'object', additionalProperties: true, properties: { id: { type: 'string' }, name: { type: 'string' }, start: { type: 'string' } } }
-  const authed = (op: Operation, tag: string): Operation => ({ tags: [tag], ...op })
-  const admin = (op: Operation): Operation => ({ tags: ['Admin'], security: [{ adminBearer: [] }], ...op })
-  return {
-    '/v1/me': { get: authed({ operationId: 'me', summary: 'Who the token belongs to', responses: { ...ok('The account', ref('schemas', 'Me')), ...errors(...AUTHED_ERRORS) } }, 'Account') },
-    '/v1/tokens': {
-      get: authed({ operationId: 'listTokens', summary: "List the account's tokens", responses: { ...ok('Tokens (never their values)', { type: 'array', items: tokenView }), ...errors(...AUTHED_ERRORS) } }, 'Account'),
-      post: authed(
-        { operationId: 'createToken', summary: 'Create a token (its value is shown once)', requestBody: jsonBody(CreateTokenBody, [{ name: 'ci', expires_in_days: 30 }]), responses: { ...ok('The new token, with `token` shown once', tokenView, { status: 201 }), ...errors(...BODY_ERRORS, 403, ...AUTHED_ERRORS) } },
-        'Account',
-      ),
-    },
-    '/v1/tokens/{id}': {
-      parameters: [pathParam('id', 'Token id (tok_...)')],
-      patch: authed(
-        {
-          operationId: 'updateToken',
-          summary: "Set a token's own rate limits (below the account's; a limited token cannot raise any token above its own)",
-          requestBody: jsonBody(UpdateTokenBody, [{ rate_limit_per_minute: 5 }]),
-          responses: { ...ok('The token', tokenView), ...errors(...BODY_ERRORS, 403, 404, ...AUTHED_ERRORS) },
-        },
-        'Account',
-      ),
-      delete: authed({ operationId: 'revokeToken', summary: 'Revoke a token', responses: { ...ok('The revoked token', tokenView), ...errors(404, ...AUTHED_ERRORS) } }, 'Account'),
-    },
-    '/v1/agents': {
-      get: authed(
-        {
-          operationId: 'listAgents',
-          summary: "List the caller's own agents",
-          parameters: [queryParam('limit', 'Page size, 1-100', { type: 'integer', minimum: 1, maximum: 100, default: 50 }), queryParam('cursor', 'next_cursor of the previous page', { type: 'string' })],
-          responses: { ...ok('Agents', { type: 'array', items: ref('schemas', 'Agent') }, { extra: { next_cursor: { type: ['string', 'null'] } } }), ...errors(...AUTHED_ERRORS) },
-        },
-        'Agents',
-      ),
-      post: authed({ operationId: 'createAgent', summary: 'Create an agent', requestBody: jsonBody(CreateAgentBody, [AGENT_EXAMPLE]), responses: { ...ok('The agent', ref('schemas', 'Agent'), { status: 201 }), ...errors(...BODY_ERRORS, 403, 409, ...AUTHED_ERRORS) } }, 'Agents'),
-    },
-    '/v1/agents/import': {
-      post: authed(
-        {
-          operationId: 'importAgents',
-          summary: 'Create many agents at once, all or nothing',
-          description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`,
-          requestBody: jsonBody(ImportAgentsBody, [{ agents: [AGENT_EXAMPLE] }]),
-          responses: {
-            ...ok('What was created', {
-              type: 'object',
-              properties: {
-                created: { type: 'integer' },
-                existing: { type: 'integer' },
-                agents: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, slug: { type: ['string', 'null'] }, name: { type: 'string' }, status: { enum: ['created', 'existing'] } } } },
-              },
-            }, { status: 201 }),
-            ...errors(...BODY_ERRORS, 403, 409, ...AUTHED_ERRORS),
-          },
-        },
-        'Agents',
-      ),
-    },
-    '/v1/agents/{id}': {
-      parameters: [pathParam('id', 'Agent id or slug')],
-      get: authed({ operationId: 'getAgent', summary: 'Read an agent the caller can see', responses: { ...ok('The agent', ref('schemas', 'Agent')), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
-      patch: authed({ operationId: 'updateAgent', summary: 'Change an agent (owner only)', requestBody: jsonBody(UpdateAgentBody, [{ description: 'Sharper description' }]), responses: { ...ok('The agent', ref('schemas', 'Agent')), ...errors(...BODY_ERRORS, 403, 404, 409, ...AUTHED_ERRORS) } }, 'Agents'),
-      delete: authed({ operationId: 'deleteAgent', summary: 'Delete an agent (owner only)', responses: { ...ok('Deleted', anyObject), ...errors(403, 404, ...AUTHED_ERRORS) } }, 'Agents'),
-    },
-    '/v1/agents/{id}/review': {
-      parameters: [pathParam('id', 'Agent id or slug')],
-      put: authed({ operationId: 'reviewAgent', summary: 'Rate an agent 1-5 (one review per account)', requestBody: jsonBody(ReviewBody, [{ rating: 5 }]), responses: { ...ok('The agent with its new score', ref('schemas', 'Agent')), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } }, 'Agents'),
-      delete: authed({ operationId: 'unreviewAgent', summary: 'Remove your review', responses: { ...ok('The agent', ref('schemas', 'Agent')), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
-    },
-    '/v1/grants': {
-      get: authed({ operationId: 'listGrants', summary: "Agents of other accounts you allowed to use your integrations", responses: { ...ok('Grants', { type: 'array', items: ref('schemas', 'Grant') }), ...errors(...AUTHED_ERRORS) } }, 'Agents'),
-    },
-    '/v1/grants/{agent}': {
-      parameters: [pathParam('agent', 'Agent id or slug')],
-      put: authed(
-        {
-          operationId: 'grantAgent',
-          summary: "Allow another account's agent to use your integrations (until revoked or its workflow changes)",
-          requestBody: { ...jsonBody(GrantBody, [{ integrations: ['crm'] }]), required: false },
-          responses: { ...ok('The grant, with what the agent declares', ref('schemas', 'Grant')), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) },
-        },
-        'Agents',
-      ),
-      delete: authed({ operationId: 'revokeAgentGrant', summary: 'Revoke a grant', responses: { ...ok('Revoked', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Agents'),
-    },
-    '/v1/runs': {
-      get: authed(
-        {
-          operationId: 'listRuns',
-          summary: "List the account's runs, newest first",
-          parameters: [
-            queryParam('action', 'Only runs of this action', { type: 'string' }),
-            queryParam('state', 'Only runs in this state', { enum: ['queued', 'running', 'succeeded', 'failed'] }),
-            queryParam('limit', 'Page size, 1-100', { type: 'integer', minimum: 1, maximum: 100, default: 20 }),
-            queryParam('cursor', 'next_cursor of the previous page', { type: 'string' }),
-          ],
-          responses: { ...ok('Runs (without outputs)', { type: 'array', items: ref('schemas', 'Run') }, { extra: { next_cursor: { type: ['string', 'null'] } } }), ...errors(400, ...AUTHED_ERRORS) },
-        },
-        'Runs',
-      ),
-    },
-    '/v1/runs/{id}': {
-      get: authed(
-        {
-          operationId: 'getRun',
-          summary: 'Read a run; `wait` long-polls until it finishes',
-          parameters: [pathParam('id', 'Run id (run_...)'), queryParam('wait', 'Seconds to wait for a queued or running run to finish (capped by QUEUE_WAIT_MAX_SECONDS)', { type: 'number', minimum: 0 })],
-          responses: { ...ok('The run, with its output once it succeeded', ref('schemas', 'Run')), ...errors(400, 404, ...AUTHED_ERRORS) },
-        },
-        'Runs',
-      ),
-    },
-    '/v1/runs/{id}/report': {
-      get: authed(
-        {
-          operationId: 'getRunReport',
-          summary: 'A content audit or company research run as an HTML page (gauges, charts, plan, sections with sources)',
-          description:
-            "The same data as the run's JSON output. Send the bearer header, or open the signed URL from POST /v1/runs/{id}/report-link (token_id, expires, signature) in a browser. Another account's run, or a run of another action, is a 404.",
-          parameters: [
-            pathParam('id', 'Run id (run_...)'),
-            queryParam('token_id', 'Signed link: the token that asked for it', { type: 'string' }),
-            queryParam('expires', 'Signed link: Unix seconds it ends at', { type: 'integer' }),
-            queryParam('signature', 'Signed link: hex HMAC-SHA256', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
-          ],
-          responses: { '200': { description: 'The report page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(404, ...AUTHED_ERRORS) },
-        },
-        'Runs',
-      ),
-    },
-    '/v1/runs/{id}/report-link': {
-      post: authed(
-        {
-          operationId: 'createRunReportLink',
-          summary: 'A signed URL that opens the run report page for 5 minutes without a bearer header (ends when the token is revoked)',
-          parameters: [pathParam('id', 'Run id (run_...)')],
-          responses: {
-            ...ok('The link', { type: 'object', required: ['url', 'expires_at'], properties: { url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } }),
-            ...errors(404, 503, ...AUTHED_ERRORS),
-          },
-        },
-        'Runs',
-      ),
-    },
-    '/v1/integrations/llm': { get: authed({ operationId: 'listModelKeys', summary: 'Connected model keys (never the keys)', responses: { ...ok('Keys', { type: 'array', items: anyObject }), ...errors(...AUTHED_ERRORS) } }, 'Integrations') },
-    '/v1/integrations/llm/{provider}': {
-      parameters: [pathParam('provider', 'Model provider', { type: 'string', examples: ['openai', 'anthropic', 'openai_compatible'] })],
-      get: authed({ operationId: 'getModelKey', summary: 'A connected model key', responses: { ...ok('The key (hint only)', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Integrations'),
-      put: authed({ operationId: 'putModelKey', summary: 'Connect a model key (stored encrypted)', requestBody: jsonBody(LlmKeyBody, [{ api_key: 'sk-proj-...' }]), responses: { ...ok('The key (hint only)', anyObject), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } }, 'Integrations'),
-      delete: authed({ operationId: 'deleteModelKey', summary: 'Disconnect a model key', responses: { ...ok('Removed', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Integrations'),
-    },
-    '/v1/integrations/crm': {
-      get: authed({ operationId: 'getCrm', summary: 'The CRM connection (built-in CRM when none)', responses: { ...ok('The connection', anyObject), ...errors(...AUTHED_ERRORS) } }, 'Integrations'),
-      put: authed(
-        { operationId: 'connectCrm', summary: 'Connect a HubSpot portal (token stored encrypted)', requestBody: jsonBody(ConnectBody, [{ provider: 'hubspot', access_token: 'pat-na1-...' }]), responses: { ...ok('The connection', anyObject), ...errors(...BODY_ERRORS, 502, 504, ...AUTHED_ERRORS) } },
-        'Integrations',
-      ),
-      delete: authed({ operationId: 'disconnectCrm', summary: 'Disconnect the CRM', responses: { ...ok('Disconnected', anyObject), ...errors(...AUTHED_ERRORS) } }, 'Integrations'),
-    },
-    '/v1/integrations/crm/builtin/objects/{type}': {
-      parameters: [pathParam('type', 'Object type', { enum: ['contacts', 'companies', 'deals', 'tickets', 'calls', 'emails', 'meetings', 'notes', 'tasks'] })],
-      get: authed(
-        {
-          operationId: 'listBuiltinCrmObjects',
-          summary: 'List records of the built-in CRM',
-          parameters: [queryParam('limit', 'Page size, 1-100', { type: 'integer', minimum: 1, maximum: 100, default: 20 }), queryParam('after', 'CRM ID to start after', { type: 'string', pattern: '^\\d{1,20}$' })],
-          responses: { ...ok('A page of records', anyObject), ...errors(400, 404, ...AUTHED_ERRORS) },
-        },
-        'Integrations',
-      ),
-      post: authed(
-        { operationId: 'createBuiltinCrmObject', summary: 'Create a record in the built-in CRM', requestBody: jsonBody(CreateObjectBody, [{ properties: { email: 'ada@example.com', firstname: 'Ada' } }]), responses: { ...ok('The record', anyObject, { status: 201 }), ...errors(...BODY_ERRORS, 404, ...AUTHED_ERRORS) } },
-        'Integrations',
-      ),
-    },
-    '/v1/integrations/crm/builtin/objects/{type}/{id}': {
-      parameters: [pathParam('type', 'Object type'), pathParam('id', 'CRM ID', { type: 'string', pattern: '^\\d{1,20}$' })],
-      delete: authed({ operationId: 'deleteBuiltinCrmObject', summary: 'Delete a built-in CRM record', responses: { ...ok('Deleted', anyObject), ...errors(404, ...AUTHED_ERRORS) } }, 'Integrations'),
-    },
-    '/v1/admin/accounts': {
-      get: admin({ operationId: 'adminListAccounts', summary: 'List accounts', responses: { ...ok('Accounts', anyArray, { authed: false }), ...errors(401, 500) } }),
-      post: admin({ operationId: 'adminCreateAccount', summary: 'Create an account', requestBody: jsonBody(CreateAccountBody, [{ name: 'Acme' }]), responses: { ...ok('The account', anyObject, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 500) } }),
-    },
-    '/v1/admin/accounts/{id}': {
-      parameters: [pathParam('id', 'Account id')],
-      get: admin({ operationId: 'adminGetAccount', summary: 'Read an account', responses: { ...ok('The account', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
-      patch: admin({ operationId: 'adminUpdateAccount', summary: "Change an account's rate limits", requestBody: jsonBody(UpdateAccountBody, [{ rate_limit_per_minute: 120 }]), responses: { ...ok('The account', anyObject, { authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
-    },
-    '/v1/admin/accounts/{id}/tokens': {
-      parameters: [pathParam('id', 'Account id')],
-      get: admin({ operationId: 'adminListTokens', summary: "List an account's tokens", responses: { ...ok('Tokens', { type: 'array', items: tokenView }, { authed: false }), ...errors(401, 404, 500) } }),
-      post: admin({ operationId: 'adminCreateToken', summary: 'Create a token for an account', requestBody: jsonBody(CreateTokenBody, [{ name: 'default' }]), responses: { ...ok('The new token, shown once', tokenView, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 404, 429, 500) } }),
-    },
-    '/v1/admin/tokens/{id}': {
-      parameters: [pathParam('id', 'Token id')],
-      patch: admin({ operationId: 'adminUpdateToken', summary: "Set any token's own rate limits", requestBody: jsonBody(UpdateTokenBody, [{ rate_limit_per_day: 500 }]), responses: { ...ok('The token', tokenView, { authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
-      delete: admin({ operationId: 'adminRevokeToken', summary: 'Revoke any token', responses: { ...ok('The revoked token', tokenView, { authed: false }), ...errors(401, 404, 500) } }),
-    },
-    '/v1/admin/teams': {
-      get: admin({ operationId: 'adminListTeams', summary: 'List teams', responses: { ...ok('Teams', anyArray, { authed: false }), ...errors(401, 500) } }),
-      post: admin({ operationId: 'adminCreateTeam', summary: 'Create a team', requestBody: jsonBody(CreateTeamBody, [{ name: 'Sales' }]), responses: { ...ok('The team', anyObject, { status: 201, authed: false }), ...errors(...BODY_ERRORS, 401, 500) } }),
-    },
-    '/v1/admin/teams/{id}/members': { get: admin({ operationId: 'adminListMembers', summary: "List a team's members", parameters: [pathParam('id', 'Team id')], responses: { ...ok('Members', anyArray, { authed: false }), ...errors(401, 404, 500) } }) },
-    '/v1/admin/teams/{id}/members/{accountId}': {
-      parameters: [pathParam('id', 'Team id'), pathParam('accountId', 'Account id')],
-      put: admin({ operationId: 'adminAddMember', summary: 'Add an account to a team', requestBody: jsonBody(MemberBody, [{ role: 'member' }], false), responses: { ...ok('The membership', anyObject, { authed: false }), ...errors(...BODY_ERRORS, 401, 404, 500) } }),
-      delete: admin({ operationId: 'adminRemoveMember', summary: 'Remove an account from a team', responses: { ...ok('Removed', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
-    },
-    '/v1/admin/agents/{id}/trusted': {
-      parameters: [pathParam('id', 'Agent id')],
-      put: admin({ operationId: 'adminTrustAgent', summary: "Trust an agent's current workflow: it uses callers' integrations without their grants", responses: { ...ok('Trusted', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
-      delete: admin({ operationId: 'adminDistrustAgent', summary: 'End the trust of an agent', responses: { ...ok('Not trusted', anyObject, { authed: false }), ...errors(401, 404, 500) } }),
-    },
-    '/mcp': {
-      post: {
-        operationId: 'mcp',
-        summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
-        description:
-          'JSON-RPC 2.0 over Streamable HTTP: initialize, tools/list, tools/call, ping. Tools are the actions and the agents the token can see (invoke_agent_<id>). Send `Accept: application/json, text/event-stream`. Browser origins other than this service are refused (403).',
-        tags: ['MCP'],
-        requestBody: { required: true, content: { 'application/json': { schema: anyObject, examples: { list: { value: { jsonrpc: '2.0', id: 1, method: 'tools/list' } } } } } },
-        responses: {
-          '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: anyObject }, 'text/event-stream': { schema: { type: 'string' } } } },
-          '202': { description: 'A notification was accepted' },
-          ...errors(401, 403, 429, 500),
-        },
-      },
-    },
-    '/console': {
-      get: { operationId: 'console', summary: 'The web console: runs, agents, tokens and integrations, signed in with an API token kept in the tab', tags: ['Meta'], security: [], responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } } },
-    },
-    '/v1/openapi.json': {
-      get: { operationId: 'openapi', summary: 'This document', tags: ['Meta'], security: [], responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: anyObject } } } } },
-    },
-    '/docs': {
-      get: { operationId: 'docs', summary: 'Interactive reference page', tags: ['Meta'], security: [], responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } } },
-    },
-    '/healthz': {
-      get: { operationId: 'health', summary: 'Liveness check', tags: ['Meta'], security: [], responses: { ...ok('Healthy', { type: 'object', properties: { ok: { type: 'boolean' } } }, { authed: false }) } },
-    },
-    '/.well-known/oauth-protected-resource': {
-      get: { operationId: 'resourceMetadata', summary: 'Protected resource metadata of the API (RFC 9728)', description: PRM_DESCRIPTION, tags: ['Meta'], security: [], responses: { '200': PRM_RESPONSE } },
-    },
-    '/.well-known/oauth-protected-resource/mcp': {
-      get: { operationId: 'mcpResourceMetadata', summary: 'Protected resource metadata of /mcp (RFC 9728)', description: PRM_DESCRIPTION, tags: ['Meta'], security: [], responses: { '200': PRM_RESPONSE } },
-    },
+const errorsFor = (r: MountedRoute): number[] => {
+  const statuses = new Set([400, ...(r.spec.body ? BODY_ERRORS : []), ...(r.spec.errors ?? []), 500])
+  if (r.security === 'bearer') for (const s of AUTHED_ERRORS) statuses.add(s)
+  if (r.security === 'admin') statuses.add(401)
+  return [...statuses].sort((x, y) => x - y)
+}
+
+const asSchema = (s: z.ZodType | Schema | undefined, dir: 'input' | 'output'): Schema =>
+  s === undefined ? {} : s instanceof z.ZodType ? (dir === 'input' ? inputSchema(s) : outputSchema(s)) : s
+
+function responseOf(spec: ResponseSpec, status: number, security: Security): Record<string, unknown> {
+  const headers = { 'x-request-id': ref('headers', 'RequestId'), ...(security === 'bearer' ? rateLimitHeaders() : {}), ...spec.headers }
+  const content = spec.content ?? { 'application/json': { schema: envelope(asSchema(spec.schema, 'output'), spec.extra, status) } }
+  return { description: spec.description, headers, ...(Object.keys(content).length ? { content } : {}) }
+}
+
+/** One operation of the route table: parameters from the path and the query schema, errors from what the mount and the body imply. */
+function routeOperation(r: MountedRoute): Operation {
+  const { spec } = r
+  const parameters: unknown[] = []
+  for (const [, name] of r.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
+    const p = spec.params?.[name]
+    parameters.push(pathParam(name, p?.description ?? name, p?.schema))
   }
+  if (spec.query) {
+    const query = inputSchema(spec.query)
+    const required = new Set((query.required as string[] | undefined) ?? [])
+    for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, Schema>)) {
+      const { description, ...rest } = schema
+      // A default makes a parameter optional to send, whatever zod's input view says.
+      parameters.push({ name, in: 'query', required: required.has(name) && !('default' in rest), description: description ?? name, schema: rest })
+    }
+  }
+  parameters.push(...(spec.headers ?? []))
+  const status = spec.response.status ?? 200
+  const responses: Record<string, unknown> = { [String(status)]: responseOf(spec.response, status, r.security) }
+  for (const [s, alt] of Object.entries(spec.alternatives ?? {})) responses[s] = responseOf(alt, Number(s), r.security)
+  for (const [s, e] of Object.entries(errors(...errorsFor(r)))) responses[s] ??= e
+  const op: Operation = { operationId: spec.operationId, summary: spec.summary, description: spec.description ?? spec.summary, tags: spec.tags }
+  if (parameters.length) op.parameters = parameters
+  if (spec.body) {
+    const media: Record<string, unknown> = { schema: asSchema(spec.body.schema, 'input') }
+    if (spec.body.examples?.length) media.examples = Object.fromEntries(spec.body.examples.map((value, i) => [`example${i + 1}`, { value }]))
+    op.requestBody = { required: spec.body.required ?? true, content: { 'application/json': media } }
+  }
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([x], [y]) => Number(x) - Number(y)))
+  if (r.security === 'admin') op.security = [{ adminBearer: [] }]
+  if (r.security === 'none') op.security = []
+  return { ...op, ...spec.extensions }
 }
 
-const PRM_DESCRIPTION =
-  'Where a 401 challenge (`resource_metadata=`) points: the resource takes bearer tokens in the Authorization header and names no OAuth authorization server (tokens come from POST /v1/tokens or an operator).'
-
-const PRM_RESPONSE = {
-  description: 'RFC 9728 metadata (a plain JSON document, not the envelope)',
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['resource', 'bearer_methods_supported'],
-        properties: {
-          resource: { type: 'string', format: 'uri' },
-          resource_name: { type: 'string' },
-          resource_documentation: { type: 'string', format: 'uri' },
-          bearer_methods_supported: { type: 'array', items: { type: 'string', enum: ['header'] } },
-        },
-      },
-    },
-  },
-}
-
-const AGENT_EXAMPLE = {
-  name: 'Domain brief',
-  description: 'Summarises what a company does from its domain.',
-  visibility: 'private',
-  parameters: { type: 'object', properties: { domain: { type: 'string', description: 'Company domain' } }, required: ['domain'], additionalProperties: false },
-  workflow: { steps: [{ id: 'lookup', action: 'crm.v2.lookup_object', input: { object_type: 'companies', object_id: '{{input.domain}}' } }] },
+/** The paths of the route table: `/v1/agents/:id` becomes `/v1/agents/{id}`. */
+function routePaths(routes: readonly MountedRoute[]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const r of routes) {
+    const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    const item = (paths[path] ??= {})
+    if (item[r.method]) throw new Error(`Two routes for ${r.method.toUpperCase()} ${path}`)
+    item[r.method] = routeOperation(r)
+  }
+  return paths
 }
 
 function components(): Record<string, unknown> {
@@ -530,6 +325,35 @@ function components(): Record<string, unknown> {
         {},
         202,
       ),
+      Token: {
+        type: 'object',
+        required: ['id', 'account_id', 'name', 'start', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'rate_limit_per_minute', 'rate_limit_per_day'],
+        properties: {
+          id: { type: 'string' },
+          account_id: { type: 'string' },
+          name: { type: 'string' },
+          start: { type: 'string', description: 'The first characters of the token, to tell it apart' },
+          created_at: { type: ['string', 'null'], format: 'date-time' },
+          expires_at: { type: ['string', 'null'], format: 'date-time' },
+          revoked_at: { type: ['string', 'null'], format: 'date-time' },
+          last_used_at: { type: ['string', 'null'], format: 'date-time' },
+          rate_limit_per_minute: { type: ['integer', 'null'] },
+          rate_limit_per_day: { type: ['integer', 'null'] },
+        },
+      },
+      NewToken: { allOf: [ref('schemas', 'Token'), { type: 'object', required: ['token'], properties: { token: { type: 'string', description: 'The token value, shown only in this answer' } } }] },
+      Account: {
+        type: 'object',
+        required: ['id', 'name', 'rate_limit_per_minute', 'rate_limit_per_day', 'created_at'],
+        properties: { id: { type: 'string' }, name: { type: 'string' }, rate_limit_per_minute: { type: ['integer', 'null'] }, rate_limit_per_day: { type: ['integer', 'null'] }, created_at: { type: 'string', format: 'date-time' } },
+      },
+      Team: { type: 'object', required: ['id', 'name', 'created_at'], properties: { id: { type: 'string' }, name: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } } },
+      JsonRpcMessage: {
+        type: 'object',
+        description: 'A JSON-RPC 2.0 response (result or error)',
+        required: ['jsonrpc'],
+        properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: {}, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } } },
+      },
       Me: { type: 'object', properties: { account_id: { type: 'string' }, account_name: { type: 'string' }, token_id: { type: 'string' }, team_ids: { type: 'array', items: { type: 'string' } } } },
       Agent: {
         type: 'object',
@@ -558,22 +382,34 @@ function components(): Record<string, unknown> {
       },
       Run: {
         type: 'object',
-        additionalProperties: true,
+        required: ['id', 'action', 'state', 'error', 'attempts', 'created_at', 'started_at', 'finished_at', 'duration_ms'],
         properties: {
           id: { type: 'string' },
           action: { type: 'string' },
           state: { enum: ['queued', 'running', 'succeeded', 'failed'] },
-          output: {},
-          error: { type: ['object', 'null'] },
-          created_at: { type: 'string', format: 'date-time' },
+          parent_run_id: { type: ['string', 'null'] },
+          workflow_id: { type: ['string', 'null'] },
+          output_variable_name: { type: ['string', 'null'] },
+          input: { description: 'The input as run, secrets redacted' },
+          output: { description: 'The result, once the run succeeded (GET /v1/runs/{id} only)' },
+          metadata: {},
+          error: { type: ['object', 'null'], properties: { status: { type: ['integer', 'null'] }, code: { type: ['string', 'null'] }, message: { type: 'string' } } },
+          progress: {},
+          usage: {},
+          attempts: { type: 'integer' },
+          callback: { type: ['object', 'null'], properties: { url: { type: 'string' }, state: { type: 'string' } } },
+          created_at: { type: ['string', 'null'], format: 'date-time' },
+          started_at: { type: ['string', 'null'], format: 'date-time' },
+          finished_at: { type: ['string', 'null'], format: 'date-time' },
+          duration_ms: { type: ['integer', 'null'] },
         },
       },
     },
     responses: errorResponses(),
     parameters: {
-      WorkflowId: { name: 'Workflow-Id', in: 'header', required: false, description: 'Variable scope: `{{path}}` references resolve from it and output_variable_name stores into it', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } },
+      WorkflowId: WORKFLOW_ID_PARAMETER,
       IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: "Same key and body returns the first run's result; a different body is a 409", schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' } },
-      Prefer: { name: 'Prefer', in: 'header', required: false, description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202', schema: { type: 'string', examples: ['wait=10', 'respond-async'] } },
+      Prefer: { name: 'Prefer', in: 'header', required: false, description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202 from any action (which may then also name a `callback_url` in the body)', schema: { type: 'string', examples: ['wait=10', 'respond-async'] } },
     },
     headers: {
       RequestId: { description: 'Request id (an incoming well-formed one is echoed)', schema: { type: 'string' } },
@@ -590,11 +426,9 @@ function components(): Record<string, unknown> {
   }
 }
 
-let cached: Record<string, unknown> | undefined
-
-/** The OpenAPI 3.1 document of the whole service, generated from the registry and the route schemas. */
-export function openApiDocument(): Record<string, unknown> {
-  cached ??= {
+/** The OpenAPI 3.1 document of the whole service: the actions from their registry, every other route from the route table. */
+export function openApiDocument(routes: readonly MountedRoute[]): Record<string, unknown> {
+  return {
     openapi: '3.1.1',
     info: {
       title: 'Agent Action API',
@@ -614,8 +448,7 @@ export function openApiDocument(): Record<string, unknown> {
       { name: 'MCP', description: 'Model Context Protocol' },
       { name: 'Meta', description: 'This document, the docs page, health' },
     ],
-    paths: { ...actionPaths(), ...resourcePaths() },
+    paths: { ...actionPaths(), ...routePaths(routes) },
     components: components(),
   }
-  return cached
 }

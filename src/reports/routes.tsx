@@ -1,16 +1,15 @@
-import { Hono } from 'hono'
+import { z } from 'zod'
 import type { Child } from 'hono/jsx'
 import { contentAuditAction } from '../actions/content_audit'
 import { companyResearchAction } from '../actions/company_research'
-import { requireAuth } from '../auth/principal'
 import { getOwnRun, type RunRow } from '../db/runs'
 import { ApiError } from '../http/errors'
-import { rateLimit } from '../http/rate-limit'
+import { Router } from '../http/route-table'
 import type { AppEnv } from '../http/types'
 import { getArtifact } from '../research/artifacts'
 import { readRunOutput } from '../runtime/run-values'
 import { AuditReport } from './audit'
-import { reportAuth, signReportLink } from './link'
+import { signReportLink } from './link'
 import { artifactIds, ResearchReport } from './research'
 import { isObject, ReportLayout, Value, when } from './view'
 
@@ -61,23 +60,35 @@ function NotFinished({ run }: { run: RunRow }) {
   )
 }
 
+const runParam = { id: { description: 'Run id (run_...)' } }
+const noReport = (id: string) => new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found, or it has no report page (content audit and company research runs have one)`)
+
 /**
- * `GET /v1/runs/:id/report` (HTML, the same data as the run's JSON output) and
- * `POST /v1/runs/:id/report-link` (a short-lived signed URL of that page, for a browser).
+ * `GET /v1/runs/:id/report`: the run's JSON output as an HTML page. Opened with the bearer header, or
+ * in a browser with the signed link of reportLinkRoutes (reportAuth accepts either).
  */
-export function reportRoutes() {
-  const app = new Hono<AppEnv>()
-  app.post('/:id/report-link', requireAuth, rateLimit, async (c) => {
-    const p = c.get('principal')
-    const run = await getOwnRun(c.env.DB, p.accountId, c.req.param('id'))
-    if (!run || !REPORT_ACTIONS.includes(run.action)) throw new ApiError('NOT_FOUND', `Run "${c.req.param('id').slice(0, 64)}" not found, or it has no report page (content audit and company research runs have one)`)
-    return c.json({ status: 200, response: await signReportLink(c.env, run.id, p.tokenId) })
-  })
-  app.get('/:id/report', reportAuth, rateLimit, async (c) => {
+export function reportPageRoutes() {
+  return new Router('Runs').get(
+    '/:id/report',
+    {
+      operationId: 'getRunReport',
+      summary: 'A content audit or company research run as an HTML page (gauges, charts, plan, sections with sources)',
+      description:
+        "The same data as the run's JSON output. Send the bearer header, or open the signed URL from POST /v1/runs/{id}/report-link (token_id, expires, signature) in a browser. Another account's run, or a run of another action, is a 404.",
+      params: runParam,
+      query: z.object({
+        token_id: z.string().optional().describe('Signed link: the token that asked for it'),
+        expires: z.string().regex(/^\d+$/).optional().describe('Signed link: Unix seconds it ends at'),
+        signature: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('Signed link: hex HMAC-SHA256'),
+      }),
+      response: { description: 'The report page', content: { 'text/html': { schema: { type: 'string' } } } },
+      errors: [404],
+    },
+    async (c) => {
     const accountId = c.get('principal').accountId
     const id = c.req.param('id')
     const run = await getOwnRun(c.env.DB, accountId, id)
-    if (!run || !REPORT_ACTIONS.includes(run.action)) throw new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found, or it has no report page (content audit and company research runs have one)`)
+    if (!run || !REPORT_ACTIONS.includes(run.action)) throw noReport(id)
     let title: string
     let body: Child
     if (run.state !== 'succeeded') {
@@ -102,6 +113,29 @@ export function reportRoutes() {
       'cache-control': 'private, no-store',
       'x-content-type-options': 'nosniff',
     })
-  })
-  return app
+    },
+  )
+}
+
+/** `POST /v1/runs/:id/report-link`: a short-lived signed URL of the report page, for a browser. */
+export function reportLinkRoutes() {
+  return new Router('Runs').post(
+    '/:id/report-link',
+    {
+      operationId: 'createRunReportLink',
+      summary: 'A signed URL that opens the run report page for 5 minutes without a bearer header (ends when the token is revoked)',
+      params: runParam,
+      response: {
+        description: 'The link',
+        schema: { type: 'object', required: ['url', 'expires_at'], properties: { url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
+      },
+      errors: [404, 503],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const run = await getOwnRun(c.env.DB, p.accountId, c.req.param('id'))
+      if (!run || !REPORT_ACTIONS.includes(run.action)) throw noReport(c.req.param('id'))
+      return c.json({ status: 200, response: await signReportLink(c.env, run.id, p.tokenId) })
+    },
+  )
 }

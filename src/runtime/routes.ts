@@ -1,17 +1,20 @@
-import { Hono } from 'hono'
 import { z } from 'zod'
 import { getOwnRun, listRuns, type RunRow } from '../db/runs'
 import { ApiError } from '../http/errors'
-import type { AppEnv } from '../http/types'
+import { Router, schemaRef } from '../http/route-table'
 import { parseOrThrow } from '../http/validate'
 import { waitForRun } from './execute'
 import { readRunInput, readRunMetadata, readRunOutput } from './run-values'
 
 const ListQuery = z.strictObject({
-  action: z.string().max(100).optional(),
-  state: z.enum(['queued', 'running', 'succeeded', 'failed']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
+  action: z.string().max(100).optional().describe('Only runs of this action'),
+  state: z.enum(['queued', 'running', 'succeeded', 'failed']).optional().describe('Only runs in this state'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1-100'),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+})
+
+const GetQuery = z.strictObject({
+  wait: z.coerce.number().min(0).optional().describe('Seconds to wait for a queued or running run to finish (capped by QUEUE_WAIT_MAX_SECONDS)'),
 })
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -57,8 +60,8 @@ async function presentRun(cache: KVNamespace, r: RunRow, withOutput: boolean) {
 
 /** `/v1/runs`: the caller's own runs; another account's run is a 404. */
 export function runRoutes() {
-  const app = new Hono<AppEnv>()
-  app.get('/', async (c) => {
+  const app = new Router('Runs')
+  app.get('/', { operationId: 'listRuns', summary: "List the account's runs, newest first", query: ListQuery, response: { description: 'Runs (without outputs)', schema: { type: 'array', items: schemaRef('Run') }, extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } } } }, async (c) => {
     const q = parseOrThrow(ListQuery, c.req.query())
     const rows = await listRuns(c.env.DB, {
       accountId: c.get('principal').accountId,
@@ -70,12 +73,10 @@ export function runRoutes() {
     const next = rows.length === q.limit ? encodeCursor(rows[rows.length - 1]) : null
     return c.json({ status: 200, response: await Promise.all(rows.map((r) => presentRun(c.env.CACHE, r, false))), next_cursor: next })
   })
-  app.get('/:id', async (c) => {
+  app.get('/:id', { operationId: 'getRun', summary: 'Read a run; `wait` long-polls until it finishes', params: { id: { description: 'Run id (run_...)' } }, query: GetQuery, response: { description: 'The run, with its output once it succeeded', schema: schemaRef('Run') }, errors: [404] }, async (c) => {
     const accountId = c.get('principal').accountId
     const id = c.req.param('id')
-    const waitText = c.req.query('wait')
-    const wait = waitText === undefined ? 0 : Number(waitText)
-    if (!Number.isFinite(wait) || wait < 0) throw new ApiError('VALIDATION_FAILED', 'wait must be a number of seconds', [{ path: '/wait', message: 'Expected seconds >= 0' }])
+    const { wait = 0 } = parseOrThrow(GetQuery, c.req.query())
     let run = await getOwnRun(c.env.DB, accountId, id)
     if (!run) throw new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found`)
     if (wait > 0 && (run.state === 'queued' || run.state === 'running')) {

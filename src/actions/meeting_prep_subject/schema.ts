@@ -11,6 +11,12 @@ export const SubjectLineInput = z.strictObject({
     .describe(
       'Full meeting selection string the title and date/time are parsed from: "<title> - Tuesday, March 5, 2024 at 2:00 PM", "<title> (2024-03-05 14:00 - 15:00)", an invitation subject, calendar-event JSON, or a bare title',
     ),
+}).meta({
+  // Checked when the action runs (a 400 naming both fields); stated here so the document says it.
+  anyOf: [
+    { required: ['meeting_title'], properties: { meeting_title: { pattern: '\\S' } } },
+    { required: ['selected_meeting'], properties: { selected_meeting: { pattern: '\\S' } } },
+  ],
 })
 
 export const SubjectLineOutput = z.object({

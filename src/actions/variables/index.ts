@@ -22,6 +22,7 @@ export const storeVariableAction = defineAction({
     value: z.unknown().describe('Any JSON value; strings may hold {{...}} references resolved before storing'),
   }),
   hints: { idempotent: true, destructive: true },
+  requiresWorkflowId: true,
   mode: 'inline',
   examples: [{ name: 'company_domain', value: 'example.com' }],
   /** A value over MAX_VARIABLE_BYTES or its scope's MAX_SCOPE_BYTES is refused before the run exists. */
@@ -42,6 +43,7 @@ export const getVariableAction = defineAction({
     name: variableName.describe('Variable name'),
   }),
   hints: { readOnly: true, idempotent: true },
+  requiresWorkflowId: true,
   mode: 'inline',
   examples: [{ name: 'company_domain' }],
   async run(input, ctx) {
