@@ -60,8 +60,9 @@ export function createApp() {
   table.mount(app, '/v1/grants', grantRoutes(), 'bearer', authed)
   table.mount(app, '/console', consoleRoutes(), 'none')
   // Before the runs router: the report page also opens from a signed link, without a bearer header.
-  table.mount(app, '/v1/runs', reportPageRoutes(), 'bearer', (sub) => new Hono<AppEnv>().use('*', reportAuth, rateLimit).route('/', sub))
-  table.mount(app, '/v1/runs', reportLinkRoutes(), 'bearer', authed)
+  // Their auth sits on their own paths: a wrapper's '*' would run for every /v1/runs route.
+  table.mount(app, '/v1/runs', reportPageRoutes(), 'bearer', (sub) => new Hono<AppEnv>().use('/:id/report', reportAuth, rateLimit).route('/', sub))
+  table.mount(app, '/v1/runs', reportLinkRoutes(), 'bearer', (sub) => new Hono<AppEnv>().use('/:id/report-link', requireAuth, rateLimit).route('/', sub))
   table.mount(app, '/v1/runs', runRoutes(), 'bearer', authed)
   table.mount(app, '/v1/integrations/llm', llmKeyRoutes(), 'bearer', authed)
   table.mount(app, '/v1/integrations/crm', crmRoutes(), 'bearer', authed)

@@ -116,11 +116,30 @@ function nullable(s: JsonSchema): JsonSchema {
   return out
 }
 
+const requiredOf = (b: unknown): string[] => (isSchema(b) && Array.isArray(b.required) ? (b.required as string[]) : [])
+
+/**
+ * A rule between an object's fields (`anyOf` of `required` alternatives, `not` of a `required` pair):
+ * vendors that want a plain object at the root get it in words instead.
+ */
+function fieldRule(k: string, v: unknown): string | undefined {
+  if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v) && v.every((b) => requiredOf(b).length > 0 && !(isSchema(b) && 'type' in b))) {
+    return `Give at least one of: ${v.map((b) => requiredOf(b).join(' and ')).join('; ')}.`
+  }
+  if (k === 'not' && requiredOf(v).length > 1) return `Do not give ${requiredOf(v).join(' and ')} together.`
+  return undefined
+}
+
 function convert(s: JsonSchema, d: Dialect, at: string): JsonSchema {
   const out: JsonSchema = {}
   const notes: string[] = []
   for (const [k, v] of Object.entries(s)) {
     if (v === undefined || isNoise(k, v) || k === 'description') continue
+    const rule = d.keywords === 'all' || !isSchema(s.properties) ? undefined : fieldRule(k, v)
+    if (rule) {
+      notes.push(rule)
+      continue
+    }
     if (SCHEMA_MAPS.has(k) && isSchema(v)) {
       out[k] = Object.fromEntries(Object.entries(v).map(([name, child]) => [name, convert(child as JsonSchema, d, `${at}/${k}/${name}`)]))
     } else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) {

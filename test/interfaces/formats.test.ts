@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { actions } from '../../src/actions/registry'
 import { formatAgent, type McpTool } from '../../src/agents/formats'
 import { ParametersSchema } from '../../src/agents/schema'
-import { OPENAI_STRICT, toDialect, UnrepresentableSchema, zodJsonSchema, type JsonSchema } from '../../src/agents/tool-schema'
+import { MCP, OPENAI_STRICT, toDialect, UnrepresentableSchema, zodJsonSchema, type JsonSchema } from '../../src/agents/tool-schema'
 import type { AgentRow } from '../../src/db/agents'
 import { actionTool } from '../../src/interfaces/mcp'
 import { action, newCaller, type Json } from '../helpers'
@@ -236,5 +236,16 @@ describe('action tools', () => {
       expectOpenAiStrict(strict, a.name)
     }
     expect(expressed).toBe(actions.length)
+  })
+
+  it('states the rules between fields in words where the dialect wants a plain object, and keeps them for MCP', () => {
+    const subject = actions.find((a) => a.name === 'meeting_prep_generate_subject_line')!
+    const strict = toDialect(zodJsonSchema(subject.input, 'input'), OPENAI_STRICT)
+    expect(strict.anyOf).toBeUndefined()
+    expect(strict.description).toContain('Give at least one of: meeting_title; selected_meeting.')
+    expect(toDialect(zodJsonSchema(subject.input, 'input'), MCP).anyOf).toHaveLength(2)
+    const exclusive = toDialect({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, not: { required: ['a', 'b'] } }, OPENAI_STRICT)
+    expect(exclusive.not).toBeUndefined()
+    expect(exclusive.description).toBe('Do not give a and b together.')
   })
 })
