@@ -7,7 +7,7 @@ import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, ReviewBody, UpdateAgentB
 import { CreateAccountBody, CreateTeamBody, CreateTokenBody, MemberBody, UpdateAccountBody, UpdateTokenBody } from '../auth/schemas'
 import { ConnectBody, CreateObjectBody } from '../crm/routes'
 import { ERROR_STATUS, type ErrorCode } from '../http/errors'
-import { LlmKeyBody } from '../providers/llm/routes'
+import { LlmKeyBody } from '../auth/llm-key-routes'
 import { mayQueue } from '../runtime/execute'
 import { INTEGRATIONS } from '../runtime/integrations'
 

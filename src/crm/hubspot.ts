@@ -1,7 +1,7 @@
-import { ambiguousDomain, notFoundMessage } from '../../crm/builtin'
-import type { CrmRecord, CrmService, DryRunOutcome, LookupRequest, ObjectRef, ObjectType, PlannedRequest, UpdateOutcome, UpdateRequest } from '../../crm/types'
-import { ProviderError } from '../errors'
-import type { HubSpotClient } from './client'
+import { ambiguousDomain, notFoundMessage } from './builtin'
+import type { CrmRecord, CrmService, DryRunOutcome, LookupRequest, ObjectRef, ObjectType, PlannedRequest, UpdateOutcome, UpdateRequest } from './types'
+import { ProviderError } from '../providers/errors'
+import type { HubSpotClient } from '../providers/hubspot/client'
 import {
   ASSOCIATION_PAGES,
   associateRequest,
@@ -20,7 +20,7 @@ import {
   type CallContext,
   type HubSpotObject,
   type HubSpotRequest,
-} from './transform'
+} from '../providers/hubspot/transform'
 
 /** Placeholder for the id of a contact an upsert would create, in dry-run association URLs. */
 const CREATED_ID = '{created_id}'
