@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../http/types'
 import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'

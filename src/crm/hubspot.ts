@@ -52,7 +52,7 @@ export class HubSpotCrm implements CrmService {
       const request = getObjectRequest(type, ref.value, req.properties, ref.by === 'email' ? 'email' : undefined)
       obj = parseObject(await this.client.send(request, this.ctx(type, ref, 'read')))
     }
-    const record = toRecord(obj, req.properties)
+    const record: CrmRecord = toRecord(obj, req.properties)
     if (req.associations.length) {
       record.associations = {}
       for (const toType of req.associations) record.associations[toType] = await this.associatedIds(type, obj.id, toType)
