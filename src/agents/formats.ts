@@ -1,6 +1,6 @@
-import { getAction } from '../actions/registry'
 import { TOOL_FORMATS } from '../actions/search/schema'
 import type { AgentRow } from '../db/agents'
+import type { ActionLookup } from '../runtime/context'
 import { agentDescriptor, type AgentDescriptor } from './descriptor'
 import type { Workflow } from './schema'
 
@@ -42,8 +42,8 @@ export interface McpTool {
  * is, destructive when any step is, idempotent only when every step is. Agents reach outside the
  * service through their actions, so they are open-world.
  */
-export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>): ToolAnnotations {
-  const steps = (JSON.parse(a.workflow) as Workflow).steps.map((s) => getAction(s.action)?.hints ?? {})
+export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>, actions: ActionLookup): ToolAnnotations {
+  const steps = (JSON.parse(a.workflow) as Workflow).steps.map((s) => actions(s.action)?.hints ?? {})
   return {
     title: a.name,
     readOnlyHint: steps.every((h) => h.readOnly === true),
@@ -71,9 +71,9 @@ export function toMcp(d: AgentDescriptor, annotations: ToolAnnotations): McpTool
 }
 
 /** One search hit in the requested format; `openai` is the spec's descriptor, unchanged. */
-export function formatAgent(a: AgentRow, score: number, format: ToolFormat): AgentDescriptor | AnthropicTool | McpTool {
-  const d = agentDescriptor(a, score)
+export function formatAgent(a: AgentRow, score: number, format: ToolFormat, actions: ActionLookup): AgentDescriptor | AnthropicTool | McpTool {
+  const d = agentDescriptor(a, score, actions)
   if (format === 'anthropic') return toAnthropic(d)
-  if (format === 'mcp') return toMcp(d, agentAnnotations(a))
+  if (format === 'mcp') return toMcp(d, agentAnnotations(a, actions))
   return d
 }

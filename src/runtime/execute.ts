@@ -1,5 +1,4 @@
-import { getAction } from '../actions/registry'
-import type { ActionMode, AnyAction, Presented } from '../actions/define'
+import type { ActionLookup, ActionMode, AnyAction, Presented } from '../actions/define'
 import { secretFields } from '../actions/secret-fields'
 import type { Config } from '../config'
 import { recordRunAgent } from '../db/agent-access'
@@ -29,6 +28,8 @@ export interface Runtime {
   env: Env
   config: Config
   log: Logger
+  /** The registry, from the caller that starts the call (the runtime sits below it). */
+  actions: ActionLookup
   waitUntil(promise: Promise<unknown>): void
 }
 
@@ -407,6 +408,7 @@ export function createContext(
     workflowId: caller.workflowId,
     agent: caller.agent ?? null,
     queued,
+    actions: rt.actions,
     db,
     read: (statements) => (admission ? admission.read(statements) : db.batch(statements)),
     cache: rt.env.CACHE,
@@ -428,7 +430,7 @@ export function createContext(
       return value
     },
     async invoke(actionName, input, stepName, agent, template) {
-      const child = getAction(actionName)
+      const child = rt.actions(actionName)
       if (!child) throw new ApiError('VALIDATION_FAILED', `Workflow step "${stepName}" names an unknown action "${actionName}"`)
       return ctx.step(`invoke:${stepName}`, async () => {
         let parsed: Record<string, unknown>
