@@ -74,6 +74,11 @@ export interface ActionContext {
    * session token) so no record or log of the run keeps it.
    */
   secrets: SecretSet
+  /**
+   * Aborted at the run's deadline (INLINE_RUN_TIMEOUT_SECONDS in a request, QUEUED_RUN_TIMEOUT_SECONDS
+   * per attempt in the consumer), with an UPSTREAM_TIMEOUT ApiError as its reason. `ctx.fetch` and model
+   * calls pass it on, so a call in flight then ends at once; an agent's steps share their run's signal.
+   */
   signal: AbortSignal
   /** Records progress on the run (visible at GET /v1/runs/:id) and keeps its lease alive. */
   progress(update: Record<string, unknown>): Promise<void>
