@@ -26,9 +26,13 @@ const noGlobalFetch = {
 
 // Upper-case keywords only, as the code writes SQL: prose such as "select one from the list" is not SQL.
 const SQL = String.raw`/(\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+(OR\s+[A-Z]+\s+)?INTO\b|\bUPDATE\s+\S+\s+SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(TABLE|INDEX|TRIGGER)\b)/`
+// A template splits a statement around its interpolations (`SELECT ${cols} FROM agents`), so a piece
+// that ends in SELECT or UPDATE, or starts with FROM or SET, is SQL too.
+const SQL_PIECE = String.raw`/(\b(SELECT|UPDATE)\s*$|^\s*(FROM|SET)\b)/`
 const noSql = [
   { selector: `Literal[value=${SQL}]`, message: sqlMessage },
   { selector: `TemplateElement[value.raw=${SQL}]`, message: sqlMessage },
+  { selector: `TemplateElement[value.raw=${SQL_PIECE}]`, message: sqlMessage },
   { selector: "CallExpression[callee.property.name='prepare']", message: sqlMessage },
 ]
 
