@@ -17,6 +17,10 @@ export interface Config {
   queueWaitMaxSeconds: number
   /** First retry delay of a failed queued run; doubles per attempt, capped at 300 s. */
   queueRetryBaseSeconds: number
+  /** Deadline of a run answered in the request, from its start: `ctx.signal` aborts then. */
+  inlineRunTimeoutSeconds: number
+  /** Deadline of one attempt of a queued run in the consumer: `ctx.signal` aborts then. */
+  queuedRunTimeoutSeconds: number
   variableTtlSeconds: number
   idempotencyTtlSeconds: number
   /** Largest input after resolving `{{...}}` references, in bytes of JSON (default MAX_BODY_BYTES). */
@@ -52,6 +56,9 @@ export function readConfig(env: Env): Config {
     queueWaitDefaultSeconds: int(env.QUEUE_WAIT_DEFAULT_SECONDS, 25),
     queueWaitMaxSeconds: int(env.QUEUE_WAIT_MAX_SECONDS, 60),
     queueRetryBaseSeconds: int(env.QUEUE_RETRY_BASE_SECONDS, 5),
+    inlineRunTimeoutSeconds: int(env.INLINE_RUN_TIMEOUT_SECONDS, 300, 1),
+    // A queue consumer invocation may run 15 minutes of wall time: the run stops its calls before that.
+    queuedRunTimeoutSeconds: int(env.QUEUED_RUN_TIMEOUT_SECONDS, 840, 1),
     variableTtlSeconds: int(env.VARIABLE_TTL_SECONDS, 7 * 24 * 3600, 1),
     idempotencyTtlSeconds: int(env.IDEMPOTENCY_TTL_SECONDS, 24 * 3600, 1),
     // KV holds at most 25 MiB per value: larger limits could accept what cannot be stored.

@@ -1,12 +1,13 @@
+import { getAction } from './actions/registry'
 import { createApp } from './app'
 import type { Env } from './env'
-import { handleQueue, handleScheduled } from './runtime/consumer'
+import { handleScheduled, queueHandler } from './runtime/consumer'
 import type { JobMessage } from './runtime/jobs'
 
 const app = createApp()
 
 export default {
   fetch: app.fetch,
-  queue: handleQueue,
+  queue: queueHandler(getAction),
   scheduled: handleScheduled,
 } satisfies ExportedHandler<Env, JobMessage>

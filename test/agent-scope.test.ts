@@ -12,6 +12,7 @@ import type { Integration } from '../src/runtime/integrations'
 import { createLogger } from '../src/runtime/log'
 import { ADMIN, action, createTeam, mockFetch, newCaller, request, type Json } from './helpers'
 import { createFakeLlm } from './llm/fake-llm'
+import { getAction } from '../src/actions/registry'
 
 /**
  * An agent acts in its own scope: its steps see its inputs and its own steps, never the variables of
@@ -273,7 +274,7 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
     const e = { ...env, OPENAI_API_KEY: 'sk-server-key' } as Env
     const stepOf = (accountId: string, allowed: Integration[]) => {
       const agent: AgentScope = { id: 'foreignAgent01', name: 'Foreign', foreign: true, allowed, workflowId: 'agent/run_x' }
-      return createContext({ env: e, config: readConfig(e), log: createLogger({}), waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent }, `run_scope${crypto.randomUUID().slice(0, 8)}`, false)
+      return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent }, `run_scope${crypto.randomUUID().slice(0, 8)}`, false)
     }
     check((await resolveRoute(stepOf(withoutKey.accountId, []), 'gpt-5.4')).keySource === 'server', 'an ungranted agent could not use the server key')
     const refused = await resolveRoute(stepOf(withKey.accountId, []), 'gpt-5.4').catch((err: unknown) => toApiError(err))

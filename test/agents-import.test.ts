@@ -1,8 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { getAction } from '../src/actions/registry'
 import { agentDescriptor } from '../src/agents/descriptor'
 import { validateAgentParams } from '../src/agents/invoke'
-import { MAX_IMPORT, ParameterSchema } from '../src/agents/schema'
+import { MAX_IMPORT } from '../src/agents/bodies'
+import { ParameterSchema } from '../src/agents/schema'
 import type { AgentRow } from '../src/db/agents'
 import { action, createTeam, newCaller, request, type Json } from './helpers'
 
@@ -158,7 +160,7 @@ describe('typed parameter defaults', () => {
         expect(typeof filled).toBe(t === 'integer' ? 'number' : t)
         if (typeof v !== 'string') expect(filled).toBe(v)
         const row = { id: 'a1', name: 'n', description: 'd', parameters: JSON.stringify({ properties: { p: parsed.data }, required: [] }), workflow: JSON.stringify({ steps: [] }) } as AgentRow
-        expect(agentDescriptor(row, 0).function.parameters.properties.p.default).toBe(String(v))
+        expect(agentDescriptor(row, 0, getAction).function.parameters.properties.p.default).toBe(String(v))
       }),
       { numRuns: 2000 },
     )

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { action, createTeam, newCaller, request, type Json } from './helpers'
 import { demoAgents, seedDemoCatalog } from './seed'
-import { CreateAgentBody, parameterText } from '../src/agents/schema'
+import { CreateAgentBody } from '../src/agents/bodies'
+import { parameterText } from '../src/agents/schema'
 import { parameterText as seedParameterText } from '../scripts/seed/build.mjs'
 
 beforeAll(async () => {

@@ -89,7 +89,7 @@ describe('reference expansion is bounded', () => {
     const names = Object.keys(vars)
     const whole: fc.Arbitrary<Shape> = fc.constantFrom(...names).map((n) => ({ template: `{{${n}}}`, size: json(vars[n]) }))
     const spliced: fc.Arbitrary<Shape> = fc
-      .array(fc.tuple(fc.constantFrom(...names), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !/[{}"\\\u0000-\u001f\u007f-\uffff]/.test(s))), { minLength: 1, maxLength: 40 })
+      .array(fc.tuple(fc.constantFrom(...names), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => /^[\x20-\x7e]*$/.test(s) && !/[{}"\\]/.test(s))), { minLength: 1, maxLength: 40 })
       .map((parts) => {
         const template = parts.map(([n, sep]) => `${sep}{{${n}}}`).join('')
         const text = parts.map(([n, sep]) => sep.length + (typeof vars[n] === 'string' ? escaped(vars[n] as string) : escaped(JSON.stringify(vars[n])))).reduce((a, b) => a + b, 0)

@@ -1,9 +1,12 @@
 import { createMessageBatch, createExecutionContext, env, getQueueResult } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { handleQueue } from '../src/runtime/consumer'
+import { getAction } from '../src/actions/registry'
+import { queueHandler } from '../src/runtime/consumer'
 import { action, mockFetch, newCaller, request, type Json } from './helpers'
 import { alice, FakeAtproto } from './social/fake-pds'
 import { VIDEO_ID, yt } from './youtube/fixtures'
+
+const handleQueue = queueHandler(getAction)
 
 /** YouTube answering 503 to the first `failures` watch-page requests, then the recorded payloads. */
 function flakyYouTube(failures: number) {

@@ -45,7 +45,6 @@ describe('search visibility', () => {
   let owner: { token: string; accountId: string }
   let teammate: { token: string; accountId: string }
   let outsider: { token: string; accountId: string }
-  const ids = (body: Json) => (body.response as Json[]).map((h) => h.function.metadata.id as string)
 
   beforeAll(async () => {
     owner = await newCaller('owner')

@@ -5,7 +5,7 @@ import { sha256Hex } from '../src/lib/crypto'
 import { stableStringify } from '../src/runtime/execute'
 import { action, mockFetch, newCaller, request, type Json } from './helpers'
 import { markSecret, searchStorage } from './secret-scan'
-import { alice, FakeAtproto, type FakeAccount } from './social/fake-pds'
+import { alice, FakeAtproto } from './social/fake-pds'
 
 /**
  * Secrets are known by type, not by name: a value that flows into a field the schema marks secret

@@ -9,6 +9,7 @@ import { setOwn } from '../src/lib/objects'
 import { createContext, executeRun, type Runtime } from '../src/runtime/execute'
 import { createLogger } from '../src/runtime/log'
 import { action, newCaller, request, type Json } from './helpers'
+import { getAction } from '../src/actions/registry'
 
 /**
  * Caller data is data: any JSON value stored through any path that stores caller data comes back
@@ -159,7 +160,7 @@ describe('stored values are data, never pointers', () => {
 
   it('gives back any run metadata and memoized step result', async () => {
     const { accountId, token } = await newCaller('metadata')
-    const rt: Runtime = { env, config: readConfig(env), log: createLogger({ test: 'stored-data' }), waitUntil: () => undefined }
+    const rt: Runtime = { env, config: readConfig(env), log: createLogger({ test: 'stored-data' }), actions: getAction, waitUntil: () => undefined }
     let n = 0
     await fc.assert(
       fc.asyncProperty(jsonValue([]), jsonValue([]), fc.boolean(), async (response, metadata, large) => {

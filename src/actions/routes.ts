@@ -39,6 +39,7 @@ export function runtimeOf(c: Context<AppEnv>): Runtime {
     env: c.env,
     config: c.get('config'),
     log: createLogger({ request_id: c.get('requestId') }),
+    actions: getAction,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   }
 }

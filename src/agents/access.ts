@@ -1,8 +1,7 @@
-import { getAction } from '../actions/registry'
 import { listAccountSecrets } from '../auth/secrets'
 import { agentForScope, getGrant, runAgent } from '../db/agent-access'
 import type { AgentRow, VisibilityFilter } from '../db/agents'
-import type { ActionContext, AgentScope } from '../runtime/context'
+import type { ActionContext, ActionLookup, AgentScope } from '../runtime/context'
 import { INTEGRATIONS, notGranted, type Integration } from '../runtime/integrations'
 import type { Workflow } from './schema'
 
@@ -11,9 +10,9 @@ import type { Workflow } from './schema'
  * Derived from the saved workflow, so it changes exactly when the workflow does (which also ends the
  * agent's trust and the grants made to it).
  */
-export function agentIntegrations(workflow: string | Workflow): Integration[] {
+export function agentIntegrations(workflow: string | Workflow, actions: ActionLookup): Integration[] {
   const steps = (typeof workflow === 'string' ? (JSON.parse(workflow) as Workflow) : workflow).steps
-  const used = new Set(steps.flatMap((s) => getAction(s.action)?.integrations ?? []))
+  const used = new Set(steps.flatMap((s) => actions(s.action)?.integrations ?? []))
   return INTEGRATIONS.filter((i) => used.has(i))
 }
 
@@ -54,8 +53,8 @@ async function inUse(ctx: Pick<ActionContext, 'db' | 'account'>, integration: In
  * Refuses, before any step runs, an agent that declares an integration the account has in use and
  * did not allow it: the 403 names the agent, the integration and the grant route.
  */
-export async function assertMayRun(ctx: Pick<ActionContext, 'db' | 'account'>, agent: Pick<AgentRow, 'workflow'>, scope: AgentScope): Promise<void> {
-  for (const integration of agentIntegrations(agent.workflow)) {
+export async function assertMayRun(ctx: Pick<ActionContext, 'db' | 'account' | 'actions'>, agent: Pick<AgentRow, 'workflow'>, scope: AgentScope): Promise<void> {
+  for (const integration of agentIntegrations(agent.workflow, ctx.actions)) {
     if (!scope.allowed.includes(integration) && (await inUse(ctx, integration))) throw notGranted(scope, integration)
   }
 }

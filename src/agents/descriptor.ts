@@ -1,4 +1,5 @@
 import type { AgentRow } from '../db/agents'
+import type { ActionLookup } from '../runtime/context'
 import type { Integration } from '../runtime/integrations'
 import { agentIntegrations } from './access'
 import type { Parameters } from './schema'
@@ -12,8 +13,8 @@ export function reviewsScore(a: Pick<AgentRow, 'reviews_count' | 'reviews_sum'>)
  * What an agent may touch of a caller's account: the integrations its workflow uses ("crm", "model")
  * and whether an operator trusts it (then it needs no grant from the caller).
  */
-export function agentAccess(a: Pick<AgentRow, 'workflow' | 'trusted'>): { integrations: Integration[]; trusted: boolean } {
-  return { integrations: agentIntegrations(a.workflow), trusted: a.trusted === 1 }
+export function agentAccess(a: Pick<AgentRow, 'workflow' | 'trusted'>, actions: ActionLookup): { integrations: Integration[]; trusted: boolean } {
+  return { integrations: agentIntegrations(a.workflow, actions), trusted: a.trusted === 1 }
 }
 
 /** Parameters as the spec's descriptor shows them: `default` as text, whatever its JSON type. */
@@ -30,7 +31,7 @@ function textDefaults(properties: Parameters['properties']) {
  * The OpenAI-style function descriptor of the spec, field for field, plus one metadata field of our
  * own after them: `access` (see agentAccess).
  */
-export function agentDescriptor(a: AgentRow, score: number) {
+export function agentDescriptor(a: AgentRow, score: number, actions: ActionLookup) {
   const parameters = JSON.parse(a.parameters) as Parameters
   return {
     type: 'function' as const,
@@ -51,7 +52,7 @@ export function agentDescriptor(a: AgentRow, score: number) {
         created_at: new Date(a.created_at).toUTCString(),
         updated_at: new Date(a.updated_at).toUTCString(),
         score,
-        access: agentAccess(a),
+        access: agentAccess(a, actions),
       },
       parameters: {
         type: 'object' as const,
@@ -67,7 +68,7 @@ export function agentDescriptor(a: AgentRow, score: number) {
 export type AgentDescriptor = ReturnType<typeof agentDescriptor>
 
 /** An agent as its management API shows it (workflow only to its owner). */
-export function presentAgent(a: AgentRow, viewerAccountId: string) {
+export function presentAgent(a: AgentRow, viewerAccountId: string, actions: ActionLookup) {
   const own = a.owner_account_id === viewerAccountId
   return {
     id: a.id,
@@ -82,7 +83,7 @@ export function presentAgent(a: AgentRow, viewerAccountId: string) {
     executions: a.executions,
     reviews_count: a.reviews_count,
     reviews_score: reviewsScore(a),
-    access: agentAccess(a),
+    access: agentAccess(a, actions),
     parameters: JSON.parse(a.parameters) as Parameters,
     workflow: own ? JSON.parse(a.workflow) : undefined,
     created_at: new Date(a.created_at).toISOString(),

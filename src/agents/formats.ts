@@ -1,6 +1,6 @@
-import { getAction } from '../actions/registry'
 import { TOOL_FORMATS } from '../actions/search/schema'
 import type { AgentRow } from '../db/agents'
+import type { ActionLookup } from '../runtime/context'
 import { agentDescriptor, type AgentDescriptor } from './descriptor'
 import { convertParam, type Parameters, type Workflow } from './schema'
 import { ANTHROPIC, MCP, OPENAI_STRICT, toDialect, type JsonSchema } from './tool-schema'
@@ -58,8 +58,8 @@ export interface McpTool {
  * is, destructive when any step is, idempotent only when every step is. Agents reach outside the
  * service through their actions, so they are open-world.
  */
-export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>): ToolAnnotations {
-  const steps = (JSON.parse(a.workflow) as Workflow).steps.map((s) => getAction(s.action)?.hints ?? {})
+export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>, actions: ActionLookup): ToolAnnotations {
+  const steps = (JSON.parse(a.workflow) as Workflow).steps.map((s) => actions(s.action)?.hints ?? {})
   return {
     title: a.name,
     readOnlyHint: steps.every((h) => h.readOnly === true),
@@ -111,14 +111,14 @@ export function toOpenAiResponses(d: AgentDescriptor, input: JsonSchema): OpenAi
 export type FormattedAgent = AgentDescriptor | OpenAiTool | OpenAiResponsesTool | AnthropicTool | McpTool
 
 /** One search hit in the requested format; no format is the spec's descriptor, unchanged. */
-export function formatAgent(a: AgentRow, score: number, format: ToolFormat | undefined): FormattedAgent {
-  const d = agentDescriptor(a, score)
+export function formatAgent(a: AgentRow, score: number, format: ToolFormat | undefined, actions: ActionLookup): FormattedAgent {
+  const d = agentDescriptor(a, score, actions)
   if (format === undefined) return d
   const input = agentInputSchema(a)
   switch (format) {
     case 'openai': return toOpenAi(d, input)
     case 'openai_responses': return toOpenAiResponses(d, input)
     case 'anthropic': return toAnthropic(d, input)
-    case 'mcp': return toMcp(d, input, agentAnnotations(a))
+    case 'mcp': return toMcp(d, input, agentAnnotations(a, actions))
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { getAction } from '../actions/registry'
 import { deleteGrant, listGrants, putGrant, type ListedGrant } from '../db/agent-access'
 import { getVisibleAgent } from '../db/agents'
 import { readValidBody } from '../http/body'
@@ -48,7 +49,7 @@ export function grantRoutes() {
     if (agent.owner_account_id === p.accountId) {
       throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
     }
-    const declared = agentIntegrations(agent.workflow)
+    const declared = agentIntegrations(agent.workflow, getAction)
     const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
     const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now())
     return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))

@@ -1,9 +1,8 @@
 /**
  * Upkeep of the agent full-text indexes, run by the cron. Agents written over time leave each FTS5
- * index in several segments (ten for a 100,000-agent catalog loaded in batches), and every phrase
- * lookup probes each segment: search pays that for each word its isolate has not cached yet. Merging
- * them into one makes those lookups cheaper and changes no score. The work per run is bounded, so a
- * large catalog is merged over a few runs.
+ * index in several segments, and every phrase lookup probes each segment: search pays that for each
+ * word its isolate has not cached yet. Merging them into one makes those lookups cheaper and changes
+ * no score. The work per run is bounded, so a large catalog is merged over a few runs.
  */
 import { markIndexesMerged, mergeStep, readIndexVersions, TEXT_INDEXES } from '../db/search-index'
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { Principal } from '../auth/principal'
+import { getAction } from '../actions/registry'
+import type { Principal } from '../http/types'
 import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'
@@ -8,7 +9,8 @@ import { parseOrThrow, summarize } from '../http/validate'
 import { newAgentId } from '../lib/ids'
 import { presentAgent } from './descriptor'
 import { markSecretParameters } from './secret-params'
-import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, MergedAgent, parameterText, ReviewBody, UpdateAgentBody, type CreateAgentInput, type Parameters, type Workflow } from './schema'
+import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, MergedAgent, ReviewBody, UpdateAgentBody, type CreateAgentInput } from './bodies'
+import { parameterText, type Parameters, type Workflow } from './schema'
 
 const ok = (response: unknown, status = 200) => ({ status, response })
 
@@ -118,7 +120,7 @@ export function agentRoutes() {
     const after = q.cursor === undefined ? 0 : Number(q.cursor)
     const rows = await listOwnAgents(c.env.DB, p.accountId, limit, after)
     const next = rows.length === limit ? String(rows[rows.length - 1].rowid) : null
-    return c.json({ status: 200, response: rows.map((a) => presentAgent(a, p.accountId)), next_cursor: next })
+    return c.json({ status: 200, response: rows.map((a) => presentAgent(a, p.accountId, getAction)), next_cursor: next })
   })
 
   app.post('/', { operationId: 'createAgent', summary: 'Create an agent', body: { schema: CreateAgentBody, examples: [AGENT_EXAMPLE] }, response: { status: 201, description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 409] }, async (c) => {
@@ -127,7 +129,7 @@ export function agentRoutes() {
     await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
     const row = await prepareCreate(c.env.DB, p, body, Date.now())
     await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
-    return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId), 201), 201)
+    return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId, getAction), 201), 201)
   })
 
   app.post('/import', { operationId: 'importAgents', summary: 'Create many agents at once, all or nothing', description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`, body: { schema: ImportAgentsBody, examples: [{ agents: [{ ...AGENT_EXAMPLE, slug: 'domain-brief' }] }] }, response: { status: 201, description: 'What was created and what existed', schema: ImportResult }, errors: [403, 409] }, async (c) => {
@@ -183,7 +185,7 @@ export function agentRoutes() {
     const p = c.get('principal')
     const agent = await getVisibleAgent(c.env.DB, p, c.req.param('id'))
     if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('id').slice(0, 64)}" not found`)
-    return c.json(ok(presentAgent(agent, p.accountId)))
+    return c.json(ok(presentAgent(agent, p.accountId, getAction)))
   })
 
   app.patch('/:id', { operationId: 'updateAgent', summary: 'Change your agent', params: agentId, body: { schema: UpdateAgentBody, examples: [{ description: 'Now with more detail.' }] }, response: { description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 404, 409] }, async (c) => {
@@ -205,14 +207,14 @@ export function agentRoutes() {
     if (body.visibility !== undefined) patch.visibility = body.visibility
     if (body.team_id !== undefined) patch.team_id = body.team_id
     if (body.parameters !== undefined || body.workflow !== undefined) {
-      const marked = markSecretParameters(parameters, workflow)
+      const marked = markSecretParameters(parameters, workflow, getAction)
       patch.parameters = JSON.stringify(marked)
       patch.param_text = parameterText(marked)
     }
     if (body.workflow !== undefined) patch.workflow = JSON.stringify(body.workflow)
     await saving(body.slug ? slugConflict(body.slug) : null, () => updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now()))
     const updated = await getVisibleAgent(c.env.DB, p, agent.id)
-    return c.json(ok(presentAgent(updated!, p.accountId)))
+    return c.json(ok(presentAgent(updated!, p.accountId, getAction)))
   })
 
   app.delete('/:id', { operationId: 'deleteAgent', summary: 'Delete your agent', params: agentId, response: { description: 'Deleted', schema: z.object({ id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {
@@ -228,7 +230,7 @@ export function agentRoutes() {
     const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
     await putReview(c.env.DB, agent.id, p.accountId, body.rating, Date.now())
     const updated = await getVisibleAgent(c.env.DB, p, agent.id)
-    return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId).reviews_score }))
+    return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId, getAction).reviews_score }))
   })
 
   app.delete('/:id/review', { operationId: 'unreviewAgent', summary: 'Remove your review', params: agentId, response: { description: 'Removed', schema: z.object({ agent_id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {

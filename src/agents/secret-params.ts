@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { getAction } from '../actions/registry'
 import { secretFields } from '../actions/secret-fields'
+import type { ActionLookup } from '../runtime/context'
 import { parsePath } from '../runtime/templates'
 import type { Parameter, Parameters, Workflow } from './schema'
 
@@ -13,9 +13,9 @@ export function isSecretParameter(p: Parameter): boolean {
 }
 
 /** Every step input field that the step's action marks secret by schema type, with what the workflow gives it. */
-function* secretSlots(workflow: Workflow): Generator<{ index: number; field: string; template: unknown }> {
+function* secretSlots(workflow: Workflow, actions: ActionLookup): Generator<{ index: number; field: string; template: unknown }> {
   for (const [index, step] of workflow.steps.entries()) {
-    const action = getAction(step.action)
+    const action = actions(step.action)
     if (!action) continue
     for (const field of secretFields(action)) {
       if (Object.prototype.hasOwnProperty.call(step.input, field)) yield { index, field, template: step.input[field] }
@@ -39,15 +39,15 @@ function inputReferences(template: unknown): string[] {
  * action marks secret. Derived from the workflow, so an agent saved before it marked its parameters
  * is covered too.
  */
-export function secretParameterNames(parameters: Parameters, workflow: Workflow): Set<string> {
+export function secretParameterNames(parameters: Parameters, workflow: Workflow, actions: ActionLookup): Set<string> {
   const names = new Set(Object.keys(parameters.properties).filter((n) => isSecretParameter(parameters.properties[n])))
-  for (const slot of secretSlots(workflow)) for (const name of inputReferences(slot.template)) if (name in parameters.properties) names.add(name)
+  for (const slot of secretSlots(workflow, actions)) for (const name of inputReferences(slot.template)) if (name in parameters.properties) names.add(name)
   return names
 }
 
 /** The parameters with each one that flows into a secret field marked `writeOnly` (and `format: "password"` when it is text). */
-export function markSecretParameters(parameters: Parameters, workflow: Workflow): Parameters {
-  const secret = secretParameterNames(parameters, workflow)
+export function markSecretParameters(parameters: Parameters, workflow: Workflow, actions: ActionLookup): Parameters {
+  const secret = secretParameterNames(parameters, workflow, actions)
   const properties: Parameters['properties'] = {}
   for (const [name, p] of Object.entries(parameters.properties)) {
     properties[name] = secret.has(name) && !isSecretParameter(p) ? { ...p, writeOnly: true, ...(p.type === 'string' ? { format: 'password' as const } : {}) } : p
@@ -60,8 +60,8 @@ export function markSecretParameters(parameters: Parameters, workflow: Workflow)
  * A value written into the workflow would be stored and shown with the agent, and text or another
  * step's result cannot be traced to a parameter to mark.
  */
-export function checkSecretSlots(workflow: Workflow, ctx: z.RefinementCtx, at: (string | number)[]): void {
-  for (const slot of secretSlots(workflow)) {
+export function checkSecretSlots(workflow: Workflow, ctx: z.RefinementCtx, at: (string | number)[], actions: ActionLookup): void {
+  for (const slot of secretSlots(workflow, actions)) {
     const whole = typeof slot.template === 'string' ? WHOLE.exec(slot.template) : null
     const path = whole ? parsePath(whole[1]) : null
     if (!path || path.length !== 2 || path[0] !== 'input') {

@@ -1,28 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { findPrincipalByHash, touchToken, type TokenPrincipalRow } from '../db/tokens'
 import { ApiError } from '../http/errors'
-import type { AppEnv } from '../http/types'
+import type { AppEnv, Principal } from '../http/types'
 import { sha256Hex } from '../lib/crypto'
 import { TOKEN_PATTERN } from './tokens'
-
-/** Who is calling: the account behind the bearer token, with its teams. */
-export interface Principal {
-  accountId: string
-  accountName: string
-  tokenId: string
-  teamIds: string[]
-  /** The account's rate-limit override (null: the settings' defaults), for all its tokens together. */
-  rateLimitPerMinute: number | null
-  rateLimitPerDay: number | null
-  /** The token's own lower limits (null: only the account's). */
-  tokenRateLimitPerMinute: number | null
-  tokenRateLimitPerDay: number | null
-  /**
-   * Version of the agent catalog when the request arrived (`<epoch>:<version>:<index version>`); lets
-   * search reuse cached pages and phrase relevance exactly.
-   */
-  catalogVersion: string | null
-}
 
 /** last_used_at is written at most this often per token, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000

@@ -118,7 +118,7 @@ async function listTools(c: Context<AppEnv>, cursor: string | undefined): Promis
   const p = c.get('principal')
   const agents = await searchCatalog(c.env.DB, { viewer: { accountId: p.accountId, teamIds: p.teamIds }, query: '', filter: 'all', limit: AGENTS_PER_PAGE, page })
   const tools = agents.map((a) => {
-    const { _meta, ...tool } = toMcp(agentDescriptor(a, a.score), agentInputSchema(a), agentAnnotations(a))
+    const { _meta, ...tool } = toMcp(agentDescriptor(a, a.score, getAction), agentInputSchema(a), agentAnnotations(a, getAction))
     return { ...tool, _meta: _meta as Record<string, unknown> } satisfies Tool
   })
   return {

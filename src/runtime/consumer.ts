@@ -1,4 +1,4 @@
-import { getAction } from '../actions/registry'
+import type { ActionLookup } from '../actions/define'
 import { queuedRunScope } from '../agents/access'
 import { maintainTextIndexes } from '../agents/maintenance'
 import { readConfig } from '../config'
@@ -40,7 +40,7 @@ export async function processRun(rt: Runtime, runId: string, delivery: number): 
     if (!run || run.state === 'succeeded' || run.state === 'failed') return { ack: true }
     return { ack: false, delaySeconds: Math.max(1, Math.ceil(((run.lease_until ?? now) - now) / 1000)) }
   }
-  const action = getAction(claimed.action)
+  const action = rt.actions(claimed.action)
   if (!action) {
     await failRun(env.DB, runId, { message: `Action "${claimed.action}" no longer exists`, code: 'INTERNAL', status: 500 }, null, Date.now())
     return { ack: true }
@@ -113,13 +113,17 @@ export async function deliverCallback(rt: Runtime, runId: string): Promise<void>
   }
 }
 
-function runtimeFor(env: Env, ctx: ExecutionContext): Runtime {
-  return { env, config: readConfig(env), log: createLogger({ component: 'queue' }), waitUntil: (p) => ctx.waitUntil(p) }
+function runtimeFor(env: Env, ctx: ExecutionContext, actions: ActionLookup): Runtime {
+  return { env, config: readConfig(env), log: createLogger({ component: 'queue' }), actions, waitUntil: (p) => ctx.waitUntil(p) }
 }
 
-/** Queue entry point: the jobs queue runs runs; the dead-letter queue ends them as failed. */
-export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx: ExecutionContext): Promise<void> {
-  const rt = runtimeFor(env, ctx)
+/** The queue entry point over the registry `actions`: the jobs queue runs runs; the dead-letter queue ends them as failed. */
+export function queueHandler(actions: ActionLookup): (batch: MessageBatch<JobMessage>, env: Env, ctx: ExecutionContext) => Promise<void> {
+  return (batch, env, ctx) => handleQueue(batch, env, ctx, actions)
+}
+
+async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx: ExecutionContext, actions: ActionLookup): Promise<void> {
+  const rt = runtimeFor(env, ctx, actions)
   const deadLetters = batch.queue.endsWith('-dlq')
   await Promise.all(
     batch.messages.map(async (msg) => {

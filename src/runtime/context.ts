@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import type { Config } from '../config'
 import type { Env } from '../env'
 import type { GuardedFetch } from '../providers/web/fetch'
@@ -55,6 +56,8 @@ export interface ActionContext {
   agent: AgentScope | null
   /** True when running in the Queue consumer. */
   queued: boolean
+  /** The registered actions (workflow steps, their hints and integrations). */
+  actions: ActionLookup
   db: D1Database
   /**
    * Runs read-only statements in one D1 batch. In an action that declares `countWithFirstRead`, the
@@ -71,6 +74,11 @@ export interface ActionContext {
    * session token) so no record or log of the run keeps it.
    */
   secrets: SecretSet
+  /**
+   * Aborted at the run's deadline (INLINE_RUN_TIMEOUT_SECONDS in a request, QUEUED_RUN_TIMEOUT_SECONDS
+   * per attempt in the consumer), with an UPSTREAM_TIMEOUT ApiError as its reason. `ctx.fetch` and model
+   * calls pass it on, so a call in flight then ends at once; an agent's steps share their run's signal.
+   */
   signal: AbortSignal
   /** Records progress on the run (visible at GET /v1/runs/:id) and keeps its lease alive. */
   progress(update: Record<string, unknown>): Promise<void>
@@ -86,3 +94,75 @@ export interface ActionContext {
   addUsage(usage: Record<string, number>): void
   waitUntil(promise: Promise<unknown>): void
 }
+
+// The action types live here, beside the context their `run` takes, so that both are one leaf of
+// the import graph: the runtime, the agents code and every action import them, and they import none of those.
+
+/** How an action behaves, for MCP annotations, docs and retries. */
+export interface ActionHints {
+  /** Reads only; calling it changes nothing. */
+  readOnly?: boolean
+  /** Changes state outside the service (posts, CRM writes). */
+  sideEffect?: boolean
+  /** Calling it twice with the same input has the effect of calling it once. */
+  idempotent?: boolean
+  /** May overwrite or remove data. */
+  destructive?: boolean
+}
+
+export type ActionMode = 'inline' | 'queued'
+
+/** Wire form of a result: `response` plus optional top-level fields (the transcript's `metadata`). */
+export interface Presented {
+  response: unknown
+  metadata?: unknown
+}
+
+/** One action: the single source for its route, validation, docs, OpenAPI and MCP tool. */
+export interface ActionDefinition<I extends z.ZodType = z.ZodType, O = unknown> {
+  name: string
+  summary: string
+  description?: string
+  input: I
+  /** Documented result shape (for OpenAPI and tool descriptors). */
+  output?: z.ZodType
+  hints: ActionHints
+  /**
+   * Integrations of the calling account the action uses (its CRM, its own model keys). An agent's
+   * declared integrations are the union over its steps; another account's agent needs the caller's
+   * grant for each. Opening an integration is checked again where it happens (`useIntegration`).
+   */
+  integrations?: readonly Integration[]
+  /** `inline` answers in the request; `queued` runs in the Queue consumer. A function decides per input. */
+  mode: ActionMode | ((input: z.output<I>, ctx: ActionContext) => ActionMode | Promise<ActionMode>)
+  /**
+   * The action's only effects are D1 reads through `ctx.read`, so an inline call may count the
+   * request against its rate limit in the same batch as its first read instead of a round trip of
+   * its own. (Anything with another effect is counted before it runs.)
+   */
+  countWithFirstRead?: boolean
+  /** Checks that need I/O (a referenced record exists ...), run before the run is created or queued. */
+  precheck?: (input: z.output<I>, ctx: ActionContext) => Promise<void>
+  /**
+   * Values of this input that are secret beyond the fields its schema marks secret (an agent's secret
+   * parameters). Read before anything is stored; every record of the run tree then has them scrubbed.
+   */
+  secretValues?: (input: z.output<I>, ctx: ActionContext) => Promise<unknown[]>
+  /** The action reads or writes the Workflow-Id scope itself, so a call without the header is a 400. */
+  requiresWorkflowId?: boolean
+  /** Example request bodies for docs. */
+  examples?: Record<string, unknown>[]
+  /** Splits a result into wire fields; default `{response: output}`. */
+  present?: (output: O) => Presented
+  run(input: z.output<I>, ctx: ActionContext): Promise<O>
+}
+
+/** Any registered action, with its types erased. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAction = ActionDefinition<z.ZodType, any>
+
+/**
+ * The registry as the runtime sees it: every action by name. Handed down by the caller that starts a
+ * run (routes, MCP, the queue consumer), so no module below the registry imports it.
+ */
+export type ActionLookup = (name: string) => AnyAction | undefined

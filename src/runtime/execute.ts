@@ -1,5 +1,4 @@
-import { getAction } from '../actions/registry'
-import type { ActionMode, AnyAction, Presented } from '../actions/define'
+import type { ActionLookup, ActionMode, AnyAction, Presented } from '../actions/define'
 import { secretFields } from '../actions/secret-fields'
 import type { Config } from '../config'
 import { recordRunAgent } from '../db/agent-access'
@@ -29,6 +28,8 @@ export interface Runtime {
   env: Env
   config: Config
   log: Logger
+  /** The registry, from the caller that starts the call (the runtime sits below it). */
+  actions: ActionLookup
   waitUntil(promise: Promise<unknown>): void
 }
 
@@ -384,10 +385,30 @@ export async function executeRun(
   return { presented, body: inline ? successJson(outStored.text, metaStored?.text ?? null) : undefined }
 }
 
-/** Builds the context an action runs with. A workflow's steps share their run's `secrets`. */
+/**
+ * A signal aborted `seconds` from now, its reason the 504 the caller sees: an outbound call in flight
+ * rejects with it rather than with a bare AbortError.
+ */
+export function deadlineSignal(seconds: number, setting: string): AbortSignal {
+  const controller = new AbortController()
+  // A timeout signal holds no timer of ours: nothing keeps a finished run's deadline alive.
+  AbortSignal.timeout(seconds * 1000).addEventListener(
+    'abort',
+    () => controller.abort(new ApiError('UPSTREAM_TIMEOUT', `The run passed its deadline of ${seconds} s (the ${setting} setting) and stopped its calls in flight`)),
+    { once: true },
+  )
+  return controller.signal
+}
+
+/** The signal of a new run: its deadline in a request or per attempt in the Queue consumer. */
+function runSignal(config: Config, queued: boolean): AbortSignal {
+  return queued ? deadlineSignal(config.queuedRunTimeoutSeconds, 'QUEUED_RUN_TIMEOUT_SECONDS') : deadlineSignal(config.inlineRunTimeoutSeconds, 'INLINE_RUN_TIMEOUT_SECONDS')
+}
+
+/** Builds the context an action runs with. A workflow's steps share their run's `secrets` and `signal`. */
 export function createContext(
   rt: Runtime,
-  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet },
+  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet; signal?: AbortSignal },
   runId: string,
   queued: boolean,
   /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
@@ -397,7 +418,7 @@ export function createContext(
   const db = rt.env.DB
   const secrets = caller.secrets ?? new SecretSet()
   const log = scrubbingLogger(rt.log.child({ run_id: runId }), secrets)
-  const controller = new AbortController()
+  const signal = caller.signal ?? runSignal(rt.config, queued)
   const ctx: ActionContext = {
     env: rt.env,
     config: rt.config,
@@ -407,14 +428,17 @@ export function createContext(
     workflowId: caller.workflowId,
     agent: caller.agent ?? null,
     queued,
+    actions: rt.actions,
     db,
     read: (statements) => (admission ? admission.read(statements) : db.batch(statements)),
     cache: rt.env.CACHE,
-    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log }),
+    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal }),
     log,
     secrets,
-    signal: controller.signal,
+    signal,
     async progress(update) {
+      // An inline run without an idempotency key has no row until it ends, and nobody to poll it.
+      if (!persisted) return
       await setProgress(db, runId, JSON.stringify(secrets.scrub({ ...update, updated_at: new Date().toISOString() })), queued ? Date.now() + LEASE_MS : null)
     },
     async step(name, fn) {
@@ -428,7 +452,7 @@ export function createContext(
       return value
     },
     async invoke(actionName, input, stepName, agent, template) {
-      const child = getAction(actionName)
+      const child = rt.actions(actionName)
       if (!child) throw new ApiError('VALIDATION_FAILED', `Workflow step "${stepName}" names an unknown action "${actionName}"`)
       return ctx.step(`invoke:${stepName}`, async () => {
         let parsed: Record<string, unknown>
@@ -458,7 +482,7 @@ export function createContext(
           started_at: Date.now(),
         })
         // A step sees the agent run's own variables, never the invoker's Workflow-Id scope.
-        const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets }, childId, queued)
+        const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets, signal: ctx.signal }, childId, queued)
         try {
           const out = await child.run(parsed, childCtx)
           await succeedRun(db, childId, await storeRunValue(rt.env, rt.config, childId, 'output', secrets.scrub(out)), null, usageJson(childCtx), Date.now())

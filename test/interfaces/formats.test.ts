@@ -4,7 +4,7 @@ import { toStrictJsonSchema } from 'openai/lib/transform'
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions'
 import type { FunctionTool } from 'openai/resources/responses/responses'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { actions } from '../../src/actions/registry'
+import { actions, getAction } from '../../src/actions/registry'
 import { formatAgent, type McpTool } from '../../src/agents/formats'
 import { ParametersSchema } from '../../src/agents/schema'
 import { MCP, OPENAI_STRICT, toDialect, UnrepresentableSchema, zodJsonSchema, type JsonSchema } from '../../src/agents/tool-schema'
@@ -160,14 +160,14 @@ describe('every parameter shape the catalog accepts, in every format', () => {
     fc.assert(
       fc.property(parameters, (p) => {
         const row = agentRow(p)
-        const spec = formatAgent(row, 0.5, undefined) as Json
+        const spec = formatAgent(row, 0.5, undefined, getAction) as Json
         expect(spec.function.parameters.required).toEqual(p.required)
-        const openai = formatAgent(row, 0.5, 'openai') as Json
+        const openai = formatAgent(row, 0.5, 'openai', getAction) as Json
         expectOpenAiStrict(openai.function.parameters, 'generated')
         expect(openai.function.metadata).toBeUndefined()
-        const anthropic = formatAgent(row, 0.5, 'anthropic') as Json
+        const anthropic = formatAgent(row, 0.5, 'anthropic', getAction) as Json
         expect(anthropicProblems(anthropic)).toEqual([])
-        const mcp = formatAgent(row, 0.5, 'mcp') as McpTool
+        const mcp = formatAgent(row, 0.5, 'mcp', getAction) as McpTool
         expect(ToolSchema.safeParse(mcp).success).toBe(true)
         const mcpProps = mcp.inputSchema.properties as Json
         for (const [name, param] of Object.entries(p.properties)) {

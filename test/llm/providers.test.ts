@@ -11,11 +11,12 @@ import { createContext } from '../../src/runtime/execute'
 import { createLogger } from '../../src/runtime/log'
 import { createAccount, mockFetch } from '../helpers'
 import { createFakeLlm } from './fake-llm'
+import { getAction } from '../../src/actions/registry'
 
 /** An action context for `accountId` with extra settings. */
 function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
-  return createContext({ env: e, config: readConfig(e), log: createLogger({}), waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, 'run_test', false)
+  return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, 'run_test', false)
 }
 
 describe('model registry', () => {

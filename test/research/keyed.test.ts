@@ -9,6 +9,7 @@ import { createLogger } from '../../src/runtime/log'
 import { mockFetch, request, newCaller } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
 import { DOMAIN, keyedUpstreams, openUpstreams, PNG } from './fakes'
+import { getAction } from '../../src/actions/registry'
 
 const KEYS: Partial<Env> = {
   DATAFORSEO_LOGIN: 'login@acme.test',
@@ -23,7 +24,7 @@ const KEYS: Partial<Env> = {
 /** A context as the runtime builds it, with extra settings (the Worker's bindings are fixed per test run). */
 function contextWith(overrides: Partial<Env>, accountId: string) {
   const e = { ...env, ...overrides } as Env
-  const ctx = createContext({ env: e, config: readConfig(e), log: createLogger({ test: 'research' }), waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, `run_keyed${crypto.randomUUID().replace(/-/g, '')}`, false)
+  const ctx = createContext({ env: e, config: readConfig(e), log: createLogger({ test: 'research' }), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, `run_keyed${crypto.randomUUID().replace(/-/g, '')}`, false)
   // Steps are memoized in run_steps, which needs a run row; these direct runs have none.
   ctx.step = (_name, fn) => fn()
   return ctx

@@ -14,13 +14,14 @@ import perplexityAnswer from '../fixtures/perplexity/sonar-answer.json'
 import { ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 import { action, createAccount, json, mockFetch, newCaller, request, type Json, type SeenRequest } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
+import { getAction } from '../../src/actions/registry'
 
 const NAME = 'aeo_seo_research_generate_research_action'
 const TOPIC = 'trail running shoes'
 
 function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
-  return createContext({ env: e, config: readConfig(e), log: createLogger({}), waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null }, `run_seo_${crypto.randomUUID()}`, false, false)
+  return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null }, `run_seo_${crypto.randomUUID()}`, false, false)
 }
 
 const bodyOf = async (req: Request): Promise<Json> => JSON.parse(await req.text())

@@ -22,7 +22,7 @@ export const companyResearchStartAction = defineAction({
   async run(input, ctx) {
     const { output_variable_name: _handleVariable, ...body } = input
     const outcome = await callAction(
-      { env: ctx.env, config: ctx.config, log: ctx.log, waitUntil: ctx.waitUntil },
+      { env: ctx.env, config: ctx.config, log: ctx.log, actions: ctx.actions, waitUntil: ctx.waitUntil },
       // Started from an agent's step, the research runs in that agent's scope (also in the Queue consumer).
       { account: ctx.account, requestId: ctx.requestId, workflowId: null, idempotencyKey: null, waitSeconds: 0, agent: ctx.agent },
       companyResearchAction,

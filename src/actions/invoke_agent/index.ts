@@ -2,7 +2,6 @@ import { z } from 'zod'
 import { checkAgentAccess, loadAgent, parseAgentInput, runWorkflow, validateAgentParams } from '../../agents/invoke'
 import type { Parameters, Workflow } from '../../agents/schema'
 import { secretParameterNames } from '../../agents/secret-params'
-import { getAction } from '../registry'
 import { outputVariable } from '../common/fields'
 import { defineAction } from '../define'
 import type { ActionContext } from '../../runtime/context'
@@ -56,9 +55,9 @@ export const invokeAgentAction = defineAction({
   hints: { sideEffect: true },
   /** Queued when any step's action may run queued (research, audits); inline otherwise. */
   async mode(input, ctx) {
-    const agent = await loadAgent(ctx.db, { accountId: ctx.account.id, teamIds: ctx.account.teamIds }, input.id, ctx.agent?.foreign)
+    const { agent } = await agentAndParams(input, ctx)
     const workflow = JSON.parse(agent.workflow) as Workflow
-    return workflow.steps.some((s) => getAction(s.action)?.mode !== 'inline') ? 'queued' : 'inline'
+    return workflow.steps.some((s) => ctx.actions(s.action)?.mode !== 'inline') ? 'queued' : 'inline'
   },
   examples: [{ id: 'acctbrief01', input: { domain: 'example.com' } }],
   async precheck(input, ctx) {
@@ -68,7 +67,7 @@ export const invokeAgentAction = defineAction({
   /** The values of the agent's secret parameters (marked, or flowing into a secret field), as given and as converted. */
   async secretValues(input, ctx) {
     const { agent, raw, params } = await agentAndParams(input, ctx)
-    const names = secretParameterNames(JSON.parse(agent.parameters) as Parameters, JSON.parse(agent.workflow) as Workflow)
+    const names = secretParameterNames(JSON.parse(agent.parameters) as Parameters, JSON.parse(agent.workflow) as Workflow, ctx.actions)
     return [...names].flatMap((name) => [raw[name], params[name]])
   },
   async run(input, ctx) {

@@ -29,6 +29,6 @@ export const searchAction = defineAction({
       page: input.page,
       catalogVersion: ctx.account.catalogVersion,
     }, ctx.read)
-    return hits.map((h) => formatAgent(h, h.score, input.format))
+    return hits.map((h) => formatAgent(h, h.score, input.format, ctx.actions))
   },
 })

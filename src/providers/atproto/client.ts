@@ -23,7 +23,7 @@ export interface BlobRef {
 }
 
 async function failure(call: XrpcCall, res: Response, secrets: readonly string[]): Promise<Error> {
-  let body: unknown = null
+  let body: unknown
   try {
     body = JSON.parse(await readText(res, SERVICE))
   } catch {

@@ -2,7 +2,6 @@
  * Pure HubSpot pieces: the requests the client sends (CRM v3 objects, v4 associations) and the
  * reading of HubSpot's answers and errors. Endpoint facts: reference/hubspot-endpoints.json.
  */
-import type { AssociationInput, CrmRecord, ObjectType, PlannedRequest } from '../../crm/types'
 import { ProviderError, UpstreamError } from '../errors'
 
 export const SERVICE = 'HubSpot'
@@ -12,6 +11,24 @@ export const ASSOCIATION_PAGE = 500
 export const ASSOCIATION_PAGES = 10
 /** Companies a domain search asks for: enough to see that a domain is shared, and name the ids. */
 export const DOMAIN_SEARCH_LIMIT = 10
+
+/** A HubSpot object type as its paths name it (`contacts`, `companies`, `deals` ...). */
+export type ObjectType = string
+
+/** An association to write: the default one, or a labeled one (HubSpot's category and type id). */
+export interface AssociationInput {
+  toObjectType: ObjectType
+  toObjectId: string
+  kind?: { category: string; typeId: number }
+}
+
+/** A request as a dry run shows it. */
+export interface PlannedRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body?: unknown
+}
 
 /** One HubSpot call: method, path, query pairs and JSON body. */
 export interface HubSpotRequest {
@@ -142,7 +159,7 @@ export function parseObject(body: unknown): HubSpotObject {
 }
 
 /** An object as the lookup returns it: exactly the asked properties, null when HubSpot has no value. */
-export function toRecord(obj: HubSpotObject, names: string[]): CrmRecord {
+export function toRecord(obj: HubSpotObject, names: string[]): HubSpotObject {
   const properties: Record<string, string | null> = {}
   for (const n of names) properties[n] = obj.properties[n] ?? null
   return { id: obj.id, properties, createdAt: obj.createdAt, updatedAt: obj.updatedAt, archived: obj.archived }

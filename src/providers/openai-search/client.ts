@@ -1,5 +1,5 @@
 import type { ActionContext } from '../../runtime/context'
-import type { EngineAccess } from '../../seo/engines/types'
+import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { openAiSearchRequest, readOpenAiSearch, type ResponsesBody } from './transform'

@@ -34,6 +34,8 @@ export interface GuardedFetchOptions {
   fetcher?: typeof fetch
   /** Sleep used between retries (tests shorten it). */
   sleep?: (ms: number) => Promise<void>
+  /** Ends every call when it aborts (the run's deadline), besides a call's own signal; the call rejects with its reason. */
+  signal?: AbortSignal
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
@@ -104,9 +106,11 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       retries = 2,
       idempotent,
       maxRetryAfterMs = 10_000,
-      signal,
+      signal: callSignal,
       ...rest
     } = init
+    const signal = callSignal && options.signal ? AbortSignal.any([callSignal, options.signal]) : (callSignal ?? options.signal)
+    signal?.throwIfAborted()
     const check = { allowPrivate: options.allowPrivate, dns: options.dns, fetcher }
     let url = await assertPublicDestination(input, check)
     const service = serviceName ?? url.hostname
@@ -120,13 +124,14 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
     let body = rest.body
     let currentMethod = method
     for (;;) {
+      signal?.throwIfAborted()
       const timeout = AbortSignal.timeout(timeoutMs)
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
       let res: Response
       try {
         res = await fetcher(url.toString(), { ...rest, method: currentMethod, body, headers, redirect: 'manual', signal: combined })
       } catch (err) {
-        if (signal?.aborted) throw err
+        if (signal?.aborted) throw signal.reason ?? err
         const timedOut = timeout.aborted
         if (canRetry && attempt < retries) {
           attempt++

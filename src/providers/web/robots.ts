@@ -77,7 +77,7 @@ export function validateRobots(text: string): { line: number; message: string }[
       if (value && !value.startsWith('/') && !value.startsWith('*')) errors.push({ line: i + 1, message: 'Pattern should either be empty, start with "/" or "*"' })
       if (value.includes('$') && value.indexOf('$') !== value.length - 1) errors.push({ line: i + 1, message: '"$" should only be used at the end of the pattern' })
     } else if (directive === 'sitemap') {
-      let ok = false
+      let ok: boolean
       try {
         const u = new URL(value)
         ok = u.protocol === 'http:' || u.protocol === 'https:'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { getProfile, handleFromUrl } from '../../providers/bluesky/client'
+import { getProfile, handleFromUrl } from '../../providers/atproto/profile'
 import { dateValue, entityValues, labelOf, latestQuantity, stringValues } from '../../providers/wikidata/transform'
 import { ldOfType, ORGANIZATION_TYPES, type PageFacts } from '../html'
 import { dnsRecords, labelsOf, wikidataOrNull } from '../shared'

@@ -1,4 +1,7 @@
+import type { EngineAccess } from '../../providers/engine-access'
 import type { ActionContext } from '../../runtime/context'
+
+export type { EngineAccess }
 
 /** Answer engine ids. */
 export type EngineId = 'perplexity' | 'openai_web_search' | 'anthropic_web_search'
@@ -15,14 +18,6 @@ export interface EngineAnswer {
   source_urls: string[]
 }
 
-/** Credentials and endpoint of a configured engine. */
-export interface EngineAccess {
-  apiKey: string
-  baseUrl: string
-  model: string
-  /** Where the key came from ("PERPLEXITY_API_KEY", "account key" ...). */
-  keySource: string
-}
 
 /** One answer engine that returns citations. Add an engine by implementing this and listing it in `engines/index.ts`. */
 export interface AnswerEngine {

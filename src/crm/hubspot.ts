@@ -1,7 +1,7 @@
-import { ambiguousDomain, notFoundMessage } from '../../crm/builtin'
-import type { CrmRecord, CrmService, DryRunOutcome, LookupRequest, ObjectRef, ObjectType, PlannedRequest, UpdateOutcome, UpdateRequest } from '../../crm/types'
-import { ProviderError } from '../errors'
-import type { HubSpotClient } from './client'
+import { ambiguousDomain, notFoundMessage } from './builtin'
+import type { CrmRecord, CrmService, DryRunOutcome, LookupRequest, ObjectRef, ObjectType, PlannedRequest, UpdateOutcome, UpdateRequest } from './types'
+import { ProviderError } from '../providers/errors'
+import type { HubSpotClient } from '../providers/hubspot/client'
 import {
   ASSOCIATION_PAGES,
   associateRequest,
@@ -20,7 +20,7 @@ import {
   type CallContext,
   type HubSpotObject,
   type HubSpotRequest,
-} from './transform'
+} from '../providers/hubspot/transform'
 
 /** Placeholder for the id of a contact an upsert would create, in dry-run association URLs. */
 const CREATED_ID = '{created_id}'
@@ -52,7 +52,7 @@ export class HubSpotCrm implements CrmService {
       const request = getObjectRequest(type, ref.value, req.properties, ref.by === 'email' ? 'email' : undefined)
       obj = parseObject(await this.client.send(request, this.ctx(type, ref, 'read')))
     }
-    const record = toRecord(obj, req.properties)
+    const record: CrmRecord = toRecord(obj, req.properties)
     if (req.associations.length) {
       record.associations = {}
       for (const toType of req.associations) record.associations[toType] = await this.associatedIds(type, obj.id, toType)

@@ -1,12 +1,12 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
-import { deleteAccountSecret, describeAccountSecret, listAccountSecrets, putAccountSecret, type SecretInfo } from '../../auth/secrets'
-import { readValidBody } from '../../http/body'
-import { ApiError } from '../../http/errors'
-import { Router } from '../../http/route-table'
-import type { AppEnv } from '../../http/types'
-import { assertPublicUrl } from '../web/address'
-import { ACCOUNT_PROVIDERS, secretKind, type AccountProvider } from './providers'
+import { deleteAccountSecret, describeAccountSecret, listAccountSecrets, putAccountSecret, type SecretInfo } from './secrets'
+import { readValidBody } from '../http/body'
+import { ApiError } from '../http/errors'
+import { Router } from '../http/route-table'
+import type { AppEnv } from '../http/types'
+import { assertPublicUrl } from '../providers/web/address'
+import { ACCOUNT_PROVIDERS, secretKind, type AccountProvider } from '../providers/llm/providers'
 
 export const LlmKeyBody = z.strictObject({
   api_key: z.string().trim().min(8).max(500).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').describe('The provider API key; stored encrypted, never returned'),

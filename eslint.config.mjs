@@ -1,0 +1,69 @@
+// @ts-check
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+/**
+ * The design's rules, enforced: outbound calls only through the guarded client, SQL only in src/db/.
+ * Both are `no-restricted-*` rules, whose options one block replaces rather than merges, so each
+ * part of src/ gets the full list that applies to it.
+ */
+
+/**
+ * The modules that may call the runtime's fetch: the guarded client (SSRF checks, caps, timeouts)
+ * and its DNS-over-HTTPS resolver, which the guard itself uses to check names before any call.
+ */
+const GUARDED_CLIENT = ['src/providers/web/fetch.ts', 'src/providers/web/dns.ts']
+
+const fetchMessage = 'Outbound calls go through the guarded client (ctx.fetch, or createGuardedFetch in providers/web/fetch.ts), which checks every address, caps sizes and times out.'
+const sqlMessage = 'SQL lives only in src/db/: add a typed query function there and call it.'
+
+const noGlobalFetch = {
+  globals: [{ name: 'fetch', message: fetchMessage }],
+  syntax: [
+    { selector: "MemberExpression[object.name=/^(globalThis|self)$/][property.name='fetch']", message: fetchMessage },
+  ],
+}
+
+// Upper-case keywords only, as the code writes SQL: prose such as "select one from the list" is not SQL.
+const SQL = String.raw`/(\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+(OR\s+[A-Z]+\s+)?INTO\b|\bUPDATE\s+\S+\s+SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(TABLE|INDEX|TRIGGER)\b)/`
+// A template splits a statement around its interpolations (`SELECT ${cols} FROM agents`), so a piece
+// that ends in SELECT or UPDATE, or starts with FROM or SET, is SQL too.
+const SQL_PIECE = String.raw`/(\b(SELECT|UPDATE)\s*$|^\s*(FROM|SET)\b)/`
+const noSql = [
+  { selector: `Literal[value=${SQL}]`, message: sqlMessage },
+  { selector: `TemplateElement[value.raw=${SQL}]`, message: sqlMessage },
+  { selector: `TemplateElement[value.raw=${SQL_PIECE}]`, message: sqlMessage },
+  { selector: "CallExpression[callee.property.name='prepare']", message: sqlMessage },
+]
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.wrangler/**', 'worker-configuration.d.ts', 'test/fixtures/**', 'scripts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      // Unused names are errors, except the `_` prefix the code uses for values destructured away.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', ...GUARDED_CLIENT],
+    rules: {
+      'no-restricted-globals': ['error', ...noGlobalFetch.globals],
+      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noSql],
+    },
+  },
+  {
+    files: ['src/db/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', ...noGlobalFetch.globals],
+      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax],
+    },
+  },
+  {
+    files: GUARDED_CLIENT,
+    rules: { 'no-restricted-syntax': ['error', ...noSql] },
+  },
+)
