@@ -12,7 +12,8 @@ export interface SiteInfo {
   scope: Scope
   robots: RobotsInfo
   llmsTxt: { url: string; present: boolean; status: number | null; bytes: number }
-  sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; urlCount: number; lastmod: Record<string, string> }
+  /** `listed`: the sitemap URLs seeded into the crawl (the ones whose answers the sitemap check reads). */
+  sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; urlCount: number; lastmod: Record<string, string>; listed: string[] }
   feeds: string[]
   seeds: string[]
 }
@@ -144,8 +145,10 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
   }
   add(startUrl)
   for (const p of scope.prefixes) add(`${origin}${p}`)
+  const listed: string[] = []
   for (const url of sitemaps.urls) {
     if (seeds.length >= maxPages * 2) break
+    if (crawlable(scope, url)) listed.push(url)
     add(url)
   }
   if (seeds.length === 0) throw new ProviderError('unprocessable', `No page of ${startUrl} is inside the audit scope (${scope.reason})`, 'website_url')
@@ -158,7 +161,7 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
     scope,
     robots,
     llmsTxt: { url: llmsUrl, present: llmsPresent, status: llms.status, bytes: llms.text.length },
-    sitemaps: { fetched: sitemaps.fetched, errors: sitemaps.errors, urlCount: sitemaps.urls.length, lastmod: Object.fromEntries(Object.entries(sitemaps.lastmod).slice(0, 2000)) },
+    sitemaps: { fetched: sitemaps.fetched, errors: sitemaps.errors, urlCount: sitemaps.urls.length, lastmod: Object.fromEntries(Object.entries(sitemaps.lastmod).slice(0, 2000)), listed },
     feeds,
     seeds,
   }

@@ -34,10 +34,12 @@ export interface TagElement {
   onEndTag(handler: () => void): void
 }
 
-/** Receives the document in order: every start tag, and raw text chunks. */
+/** Receives the document in order: every start tag, every end tag (matched or not), and raw text chunks. */
 export interface HtmlSink {
   element(el: TagElement): void
   text(raw: string): void
+  /** An end tag as written, before the handlers of the elements it closes run. */
+  endTag?(name: string): void
 }
 
 const enum Ns {
@@ -362,6 +364,7 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
         const t = readTag(html, lt + 2)
         if (!t) return
         p = t.end
+        sink.endTag?.(t.name)
         endTag(t.name)
         continue
       }
