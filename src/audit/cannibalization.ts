@@ -30,8 +30,9 @@ interface Target {
 /**
  * The keyphrases each page targets: 2-3 word phrases placed in at least two of its title, H1 and
  * URL slug, weighted title 3, H1 2.5, URL 2 plus body mentions (up to 1.5). A phrase is a run of
- * adjacent words as the page writes them; a term in most titles (the brand) ends a run rather than
- * being dropped from it, so no phrase joins words the page never puts side by side.
+ * adjacent words as the page writes them: a term in most titles (the brand) may sit inside one but
+ * not start or end it, and is never dropped from it, so no phrase joins words the page never puts
+ * side by side.
  */
 export function targetedPhrases(pages: CrawledPage[]): Map<string, Map<string, Target>> {
   const titleTermDf = new Map<string, number>()

@@ -24,6 +24,8 @@ interface Grammar {
   subjects: string[]
   /** Interrogative + infinitive, or a fixed opening, that make a how-to title. */
   howTo: RegExp
+  /** Openings that hold their own verb ("qu'est-ce que", "cos'è"): a question whatever follows. */
+  complete?: string[]
 }
 
 const GRAMMARS: Record<string, Grammar> = {
@@ -49,7 +51,8 @@ const GRAMMARS: Record<string, Grammar> = {
     howTo: /^como [\p{L}]+(ar|er|ir)\b/u,
   },
   fr: {
-    wh: ["qu'est-ce que", "qu'est-ce qu'", 'que', 'quoi', 'pourquoi', 'comment', 'quand', 'où', 'qui', 'quel', 'quelle', 'quels', 'quelles', 'combien', 'est-ce que', "est-ce qu'"],
+    complete: ["qu'est-ce que", "qu'est-ce qu'", 'est-ce que', "est-ce qu'"],
+    wh: ['que', 'quoi', 'pourquoi', 'comment', 'quand', 'où', 'qui', 'quel', 'quelle', 'quels', 'quelles', 'combien'],
     verbs: ['est', 'sont', 'était', 'faut', 'peut', 'peux', 'puis', 'dois', 'doit', 'coûte', 'coûtent', 'signifie'],
     aux: ['est-ce', 'peut-on', 'puis-je', 'dois-je', 'faut-il', 'existe-t-il', 'y a-t-il', 'est-il', 'sont-ils', 'avez-vous', 'peut-il'],
     subjects: [],
@@ -63,7 +66,8 @@ const GRAMMARS: Record<string, Grammar> = {
     howTo: /^wie man\b/,
   },
   it: {
-    wh: ["che cos'è", "cos'è", 'che cosa', 'cosa', 'che', 'perché', 'come', 'quando', 'dove', 'chi', 'quale', 'quali', 'quanto', 'quanta', 'quanti', 'quante'],
+    complete: ["che cos'è", "cos'è"],
+    wh: ['che cosa', 'cosa', 'che', 'perché', 'come', 'quando', 'dove', 'chi', 'quale', 'quali', 'quanto', 'quanta', 'quanti', 'quante'],
     verbs: ['è', 'sono', 'era', 'posso', 'può', 'possono', 'devo', 'deve', "c'è", 'ci', 'costa', 'costano', 'significa', 'serve'],
     aux: ['è', 'posso', 'può', 'devo', "c'è", 'ci sono', 'serve'],
     subjects: ['il', 'lo', 'la', 'i', 'gli', 'le', 'un', 'una', 'uno', 'mio', 'mia', 'possibile', 'necessario', 'sicuro'],
@@ -113,6 +117,7 @@ function firstWord(text: string): string {
 
 function kindIn(text: string, g: Grammar): HeadingKind {
   if (g.howTo.test(text)) return 'how-to'
+  for (const opening of g.complete ?? []) if (after(text, opening)) return 'question'
   // Longest interrogative first, so "how many" wins over "how".
   for (const wh of [...g.wh].sort((a, b) => b.length - a.length)) {
     const rest = after(text, wh)

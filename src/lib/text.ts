@@ -114,10 +114,11 @@ function isContentWord(word: string): boolean {
 }
 
 /**
- * The 2-3 word phrases a text says: runs of adjacent content words (a stopword, number, short word
- * or a `skip` stem ends a run, so every phrase occurs in the text as written). Stemmed key -> the
- * words as written. `acrossStopwords` lets runs pass over stopwords, numbers and short words (the
- * phrases then need not occur as written).
+ * The 2-3 word phrases a text says: runs of adjacent content words (a stopword, number or short
+ * word ends a run, so every phrase occurs in the text as written). Stemmed key -> the words as
+ * written. A phrase never starts or ends with a `skip` stem (a brand name in every title), though
+ * one may sit inside it. `acrossStopwords` lets runs pass over stopwords, numbers and short words
+ * (the phrases then need not occur as written).
  */
 export function phrasesOf(text: string, skip: ReadonlySet<string> = new Set(), acrossStopwords = false): Map<string, string> {
   const out = new Map<string, string>()
@@ -126,6 +127,7 @@ export function phrasesOf(text: string, skip: ReadonlySet<string> = new Set(), a
     for (let n = 2; n <= 3; n++) {
       for (let i = 0; i + n <= run.length; i++) {
         const part = run.slice(i, i + n)
+        if (skip.has(part[0].stem) || skip.has(part[n - 1].stem)) continue
         const key = part.map((t) => t.stem).join(' ')
         if (!out.has(key)) out.set(key, part.map((t) => t.word).join(' '))
       }
@@ -135,8 +137,7 @@ export function phrasesOf(text: string, skip: ReadonlySet<string> = new Set(), a
   for (const raw of words(text)) {
     const word = bare(raw)
     const s = stem(word)
-    if (skip.has(s)) flush()
-    else if (!isContentWord(word)) {
+    if (!isContentWord(word)) {
       if (!acrossStopwords) flush()
     } else run.push({ stem: s, word })
   }
