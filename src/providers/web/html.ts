@@ -431,7 +431,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
       }
     },
   }
-  // The elements and attributes the audit reads, in the order HTMLRewriter handlers registered for them would run.
+  // Handlers for attributes any element may carry (lang, itemprop, itemtype), run after the element's own handler.
   const onLang = (el: TagElement) => {
     // Runs after the handler of the same element above, whose frame (if tracked) is on top.
     const tag = el.tagName.toLowerCase()
