@@ -29,6 +29,13 @@ describe('main content words', () => {
     expect(noMain.wordCount).toBe(132)
   })
 
+  it('ignores article cards inside an aside when finding the main region', () => {
+    const html = `<body><p>${'word '.repeat(250)}</p><aside><article><h3>Related</h3><p>Another post</p></article></aside>`
+    const facts = extractHtmlText(html, URL_)
+    expect(facts.mainRegion).toBe(false)
+    expect(facts.wordCount).toBe(250)
+  })
+
   it('counts the same words however the blocks are split into elements', () => {
     fc.assert(
       fc.property(fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { minLength: 1, maxLength: 40 }), fc.constantFrom('p', 'li', 'div', 'td', 'h2'), (ws, tag) => {

@@ -333,7 +333,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     element(el: TagElement) {
       const tag = el.tagName.toLowerCase()
       if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
-      if (MAIN.has(tag) && bodyStarted) sawRegion = true
+      // An article card inside an aside or footer is not the page's main content.
+      if (MAIN.has(tag) && bodyStarted && boilerplateDepth === 0) sawRegion = true
       if (CLOSES_P.has(tag) && has('p')) {
         if (answerParagraph) finishAnswer()
         popTo('p')
