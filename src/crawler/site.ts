@@ -173,13 +173,13 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
  * 504), or an `unprocessable` error naming the status when the page answers 4xx/5xx. An audit of a
  * site whose start page is unreachable would score pages that were never read.
  */
-export async function assertStartPageReachable(fetcher: GuardedFetch, websiteUrl: string): Promise<void> {
+export async function assertStartPageReachable(fetcher: GuardedFetch, websiteUrl: string, timeoutMs = 10_000): Promise<void> {
   const url = normalizeUrl(websiteUrl) ?? websiteUrl
   let res: Response
   try {
     res = await fetcher(url, {
       service: new URL(url).hostname,
-      timeoutMs: 10_000,
+      timeoutMs,
       maxBytes: 64 * 1024,
       maxRedirects: 5,
       retries: 1,

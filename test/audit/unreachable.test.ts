@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { assertStartPageReachable } from '../../src/crawler/site'
+import { UpstreamError } from '../../src/providers/errors'
+import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { action, mockFetch, newCaller, request, type Json } from '../helpers'
 import { ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 
@@ -65,6 +68,20 @@ describe('content audit of a site that cannot be crawled', () => {
       expect(res.body.details[0].path).toBe('/website_url')
     })
   }
+
+  it('times out on a start page that never answers, as a 504-kind error naming the page', async () => {
+    const hang = createGuardedFetch({
+      userAgent: 'test',
+      allowPrivate: true,
+      sleep: async () => undefined,
+      fetcher: ((_: RequestInfo | URL, init?: RequestInit) =>
+        new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))) as typeof fetch,
+    })
+    const err = await assertStartPageReachable(hang, 'https://slow.test/', 50).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(UpstreamError)
+    expect((err as UpstreamError).kind).toBe('timeout')
+    expect((err as UpstreamError).message).toMatch(/could not be crawled: its start page https:\/\/slow\.test\/ failed: .*timed out/)
+  })
 
   it('fails the run without scores when the start page breaks after the audit was queued', async () => {
     let homeFetches = 0
