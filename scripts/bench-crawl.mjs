@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:crawl`: a generated local site of 1,000 pages, audited end to end by the real
- * Worker (wrangler dev, local D1 and Queues, ALLOW_PRIVATE_FETCH=true) and crawled by crawlee's
- * CheerioCrawler at the same concurrency in the same run. Prints pages per second and peak memory
- * (the workerd process's VmHWM/RSS from /proc for ours, process.memoryUsage().rss for the peer).
- * Last line: `pages/s ours=<x> peer=<y>`.
+ * Worker (wrangler dev, local D1 and Queues, ALLOW_PRIVATE_FETCH=true) with the shipped crawl
+ * settings, and crawled by crawlee's CheerioCrawler at the same concurrency in the same run, doing
+ * the same extraction work (title, meta description, links, headings). Prints pages per second and
+ * peak memory (the workerd process's VmHWM/RSS from /proc for ours, process.memoryUsage().rss for
+ * the peer). Last line: `pages/s ours=<x> peer=<y>`.
  *
- * Options (env): BENCH_PAGES (default 1000), BENCH_CONCURRENCY (default 8), BENCH_TIMEOUT_S (default 300).
+ * Options (env): BENCH_PAGES (default 1000), BENCH_TIMEOUT_S (default 300). CRAWL_CONCURRENCY and
+ * CRAWL_PAGES_PER_MESSAGE are the deployment's (wrangler.toml [vars], else the defaults in
+ * src/crawler/crawl.ts) unless set in the environment, so the figures are what users get.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -17,9 +20,22 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** A crawl setting as a deployment gets it: the environment, wrangler.toml's [vars], else the code's default. */
+function shippedSetting(name) {
+  if (process.env[name]) return Number(process.env[name])
+  const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8')
+  const fromToml = new RegExp(`^\\s*${name}\\s*=\\s*"?(\\d+)"?`, 'm').exec(toml)
+  if (fromToml) return Number(fromToml[1])
+  const code = readFileSync(join(root, 'src/crawler/crawl.ts'), 'utf8')
+  const fromCode = new RegExp(`intSetting\\(env\\.${name}, (\\d+)`).exec(code)
+  if (!fromCode) throw new Error(`no default for ${name} in src/crawler/crawl.ts`)
+  return Number(fromCode[1])
+}
+const CONCURRENCY = shippedSetting('CRAWL_CONCURRENCY')
+const PAGES_PER_MESSAGE = shippedSetting('CRAWL_PAGES_PER_MESSAGE')
 
 // ---------- the generated site ----------
 const TOPICS = ['hiking', 'camping', 'climbing', 'kayaking', 'cycling', 'running', 'skiing', 'fishing', 'sailing', 'birding']
@@ -115,7 +131,7 @@ async function runOurs(siteUrl) {
     `ENCRYPTION_KEY:${randomBytes(32).toString('base64')}`,
     'ALLOW_PRIVATE_FETCH:true',
     `CRAWL_CONCURRENCY:${CONCURRENCY}`,
-    `CRAWL_PAGES_PER_MESSAGE:${PAGES}`,
+    `CRAWL_PAGES_PER_MESSAGE:${PAGES_PER_MESSAGE}`,
     'RATE_LIMIT_PER_MINUTE:1000',
   ]
   const env = { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' }
@@ -192,6 +208,7 @@ async function peerMain(siteUrl, concurrency) {
   let peak = process.memoryUsage().rss
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100)
   let pages = 0
+  let extracted = 0
   const crawler = new CheerioCrawler(
     {
       minConcurrency: concurrency,
@@ -200,7 +217,14 @@ async function peerMain(siteUrl, concurrency) {
       maxRequestRetries: 1,
       async requestHandler({ $, enqueueLinks }) {
         pages++
-        $('title').text()
+        // The same facts our extraction reads for these checks: title, meta description, links, headings.
+        const facts = {
+          title: $('title').first().text().trim(),
+          description: $('meta[name="description"]').attr('content') ?? null,
+          links: $('a[href]').map((_, a) => ({ href: $(a).attr('href'), text: $(a).text().trim() })).get(),
+          headings: $('h1, h2, h3, h4, h5, h6').map((_, h) => ({ level: Number(h.tagName[1]), text: $(h).text().trim() })).get(),
+        }
+        extracted += facts.links.length + facts.headings.length
         await enqueueLinks({ strategy: 'same-hostname' })
       },
     },
@@ -211,7 +235,7 @@ async function peerMain(siteUrl, concurrency) {
   const seconds = (performance.now() - started) / 1000
   clearInterval(sampler)
   rmSync(storage, { recursive: true, force: true })
-  process.stdout.write(JSON.stringify({ pages, seconds, pps: pages / seconds, peakMb: peak / 1024 / 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ pages, extracted, seconds, pps: pages / seconds, peakMb: peak / 1024 / 1024 }) + '\n')
   process.exit(0)
 }
 
@@ -239,13 +263,13 @@ async function main() {
   if (process.argv[2] === '--peer') return peerMain(process.argv[3], Number(process.argv[4]))
   const server = await startSite()
   const siteUrl = `http://127.0.0.1:${server.address().port}`
-  console.log(`site: ${PAGES} generated pages at ${siteUrl}; concurrency ${CONCURRENCY}; node ${process.version}`)
+  console.log(`site: ${PAGES} generated pages at ${siteUrl}; shipped settings CRAWL_CONCURRENCY=${CONCURRENCY} CRAWL_PAGES_PER_MESSAGE=${PAGES_PER_MESSAGE}; node ${process.version}`)
   try {
     const peer = await runPeer(siteUrl)
-    console.log(`peer (crawlee CheerioCrawler): ${peer.pages} pages in ${peer.seconds.toFixed(2)} s = ${peer.pps.toFixed(1)} pages/s; peak RSS ${peer.peakMb.toFixed(0)} MB`)
+    console.log(`peer (crawlee CheerioCrawler, title/description/links/headings read): ${peer.pages} pages in ${peer.seconds.toFixed(2)} s = ${peer.pps.toFixed(1)} pages/s; peak RSS ${peer.peakMb.toFixed(0)} MB`)
     const ours = await runOurs(siteUrl)
     console.log(
-      `ours (full audit via wrangler dev, CRAWL_CONCURRENCY=${CONCURRENCY} CRAWL_PAGES_PER_MESSAGE=${PAGES}, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
+      `ours (full audit via wrangler dev, CRAWL_CONCURRENCY=${CONCURRENCY} CRAWL_PAGES_PER_MESSAGE=${PAGES_PER_MESSAGE}, ${ours.attempts} queue deliveries): ${ours.pages} pages in ${ours.seconds.toFixed(2)} s = ${ours.pps.toFixed(1)} pages/s; ` +
         `workerd peak RSS ${ours.peakMb.toFixed(0)} MB (idle ${ours.idleMb.toFixed(0)} MB, VmHWM ${ours.hwmMb.toFixed(0)} MB); crawl ${ours.phases.crawl_s.toFixed(2)} s (mean response ${ours.phases.avg_response_ms} ms) + analysis ${ours.phases.analysis_s.toFixed(2)} s; scores ${JSON.stringify({ seo: ours.scores.seo, aeo: ours.scores.aeo })}`,
     )
     console.log(`pages/s ours=${ours.pps.toFixed(1)} peer=${peer.pps.toFixed(1)}`)

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { insertRun } from '../src/db/runs'
-import { ADMIN, action, createAccount, createToken, newCaller, request, type Json } from './helpers'
+import { ADMIN, action, createAccount, createToken, mockFetch, newCaller, request, type Json } from './helpers'
 
 /**
  * Limits per account, not per token: every token of an account draws on the account's limits, a
@@ -217,6 +217,8 @@ describe('caps per account', () => {
         expect(res.headers.get('x-run-id')).toBeNull()
         figures.refused++
       }
+      // The audit fetches its start page before queuing (a site that cannot be crawled is an error at once).
+      mockFetch(async (req) => (new URL(req.url).hostname === 'queue-cap.example' ? new Response('<h1>Up</h1>', { headers: { 'content-type': 'text/html' } }) : null))
       const queuedAudit = await action('content_audit_generate_audit_action', { website_url: 'https://queue-cap.example/' }, token)
       expectEnvelope(queuedAudit, 429, 'QUOTA_EXCEEDED')
       figures.refused++

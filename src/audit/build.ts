@@ -3,7 +3,7 @@ import { CRAWLER_TOKEN, parseRobots, robotsAllows } from '../providers/web/robot
 import { findCannibalization, type CannibalizationGroup } from './cannibalization'
 import { CHECKS, type CheckId, type Finding } from './checks'
 import { findGaps, type ContentGaps } from './gaps'
-import { pageFindings } from './page-checks'
+import { pageFindings, THIN_CONTENT_WORDS } from './page-checks'
 import { buildPlan, PRIORITY_FORMULA, type PlanItem } from './plan'
 import { pageScores, SCORE_FORMULA, siteScores, type Focus } from './scoring'
 import { crossPageFindings, isPrimary, redirectPath, siteFindings, type CrawledPage } from './site-checks'
@@ -17,7 +17,8 @@ export interface InventoryRow {
   word_count: number | null
   /** Time to response headers, ms (null when not fetched). */
   response_ms: number | null
-  depth: number
+  /** Clicks from the start page (redirects add none); null when no crawled link leads here (sitemap only). */
+  depth: number | null
   seo_score: number | null
   aeo_score: number | null
   redirects_to: string | null
@@ -39,11 +40,14 @@ export interface Audit {
     blocked_by_robots: number
     not_crawled_page_cap: number
     max_pages: number
+    /** Words of main content under which a page is reported as thin (the request's thin_content_words). */
+    thin_content_words: number
     /** Mean time to response headers of the fetched pages (server response time), ms. */
     average_response_ms: number | null
-    issues: { error: number; warning: number; notice: number }
+    issues: { error: number; warning: number; notice: number; info: number }
   }
   scores: { seo: number; aeo: number; overall: number; formula: string }
+  /** Every site-level check; `title` is worded as a pass or as the failure it found. */
   site_checks: { check: CheckId; category: string; severity: string; passed: boolean; title: string; message: string | null; details?: unknown }[]
   action_plan: PlanItem[]
   priority_formula: string
@@ -61,6 +65,35 @@ function mean(xs: (number | undefined)[]): number | null {
   return nums.length ? Math.round(nums.reduce((a, b) => a + b, 0) / nums.length) : null
 }
 
+/**
+ * Click depth of every crawled URL from the start page: following a link is one click, a redirect
+ * none. URLs no crawled link reaches (found only through a sitemap) are left out.
+ */
+export function clickDepths(startUrl: string, pages: CrawledPage[]): Map<string, number> {
+  const byUrl = new Map(pages.map((p) => [p.url, p]))
+  const depth = new Map<string, number>([[startUrl, 0]])
+  // 0-1 breadth-first search: redirects go to the front of the queue, links to the back.
+  const queue: string[] = [startUrl]
+  while (queue.length) {
+    const url = queue.shift()!
+    const d = depth.get(url)!
+    const page = byUrl.get(url)
+    if (!page) continue
+    const location = page.rec.kind === 'redirect' ? page.rec.location : null
+    if (location && (depth.get(location) ?? Infinity) > d) {
+      depth.set(location, d)
+      queue.unshift(location)
+    }
+    for (const l of page.rec.html?.links ?? []) {
+      if ((depth.get(l.url) ?? Infinity) > d + 1) {
+        depth.set(l.url, d + 1)
+        queue.push(l.url)
+      }
+    }
+  }
+  return depth
+}
+
 /** Builds the audit from the crawled pages and site facts. */
 export function buildAudit(opts: {
   site: SiteInfo
@@ -70,8 +103,10 @@ export function buildAudit(opts: {
   maxPages: number
   notCrawled: number
   now: number
+  thinContentWords?: number
 }): Audit {
   const { site, pages, focus, now } = opts
+  const thinWords = opts.thinContentWords ?? THIN_CONTENT_WORDS
   // The start page, or where it redirects (http -> https, bare domain -> www ...).
   const byUrl = new Map(pages.map((p) => [p.url, p]))
   const home = new Set([site.startUrl, redirectPath(site.startUrl, byUrl).final?.url ?? site.startUrl])
@@ -79,16 +114,17 @@ export function buildAudit(opts: {
   const robots = parseRobots(site.robots.url, site.robots.text)
   const findings = new Map<string, Finding[]>()
   for (const p of pages) {
-    const list =
+    // A URL robots.txt disallows is the site's choice: reported as a fact, never as a defect.
+    const list: Finding[] =
       p.rec.kind === 'blocked'
-        ? [{ check: 'is-crawlable' as const, message: `Disallowed by robots.txt for ${CRAWLER_TOKEN}` }]
-        : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url] })
-    // Lighthouse's is-crawlable also asks whether Googlebot may fetch the page.
-    if (p.rec.kind === 'html' && !robotsAllows(robots, p.url, 'Googlebot')) list.push({ check: 'is-crawlable', message: 'Disallowed by robots.txt for Googlebot' })
+        ? [{ check: 'robots-excluded', message: `Excluded by robots.txt (disallowed for ${CRAWLER_TOKEN}); not fetched` }]
+        : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url], thinWords })
+    if (p.rec.kind === 'html' && !robotsAllows(robots, p.url, 'Googlebot')) list.push({ check: 'robots-excluded', message: 'Excluded by robots.txt for Googlebot' })
     list.push(...(cross.get(p.url) ?? []))
     if (list.length) findings.set(p.url, list)
   }
-  const siteLevel = siteFindings(site)
+  const siteLevel = siteFindings(site, pages)
+  const depths = clickDepths(site.startUrl, pages)
 
   const inventory: InventoryRow[] = pages
     .map((p) => {
@@ -101,14 +137,14 @@ export function buildAudit(opts: {
         title: p.rec.html?.titles[0] ?? null,
         word_count: p.rec.html?.wordCount ?? null,
         response_ms: p.rec.kind === 'blocked' ? null : (p.rec.fetchMs ?? null),
-        depth: p.depth,
+        depth: depths.get(p.url) ?? null,
         seo_score: scores.seo,
         aeo_score: scores.aeo,
         redirects_to: p.rec.location ?? null,
         issues: list.map((f) => ({ check: f.check, severity: CHECKS[f.check].severity, category: CHECKS[f.check].category, message: f.message })),
       }
     })
-    .sort((a, b) => a.depth - b.depth || a.url.localeCompare(b.url))
+    .sort((a, b) => (a.depth ?? Infinity) - (b.depth ?? Infinity) || a.url.localeCompare(b.url))
 
   const scored = inventory.filter((r) => r.seo_score !== null)
   const scores = siteScores(
@@ -118,7 +154,7 @@ export function buildAudit(opts: {
   )
   const primary = pages.filter((p) => isPrimary(p, now))
   const count = (kind: string) => pages.filter((p) => p.rec.kind === kind).length
-  const issues = { error: 0, warning: 0, notice: 0 }
+  const issues = { error: 0, warning: 0, notice: 0, info: 0 }
   for (const list of [...findings.values(), siteLevel]) for (const f of list) issues[CHECKS[f.check].severity]++
   const failedSite = new Map(siteLevel.map((f) => [f.check, f]))
   const siteCheckIds: CheckId[] = ['robots-txt', 'sitemap', 'llms-txt', 'ai-crawlers', 'ai-training-crawlers']
@@ -137,13 +173,15 @@ export function buildAudit(opts: {
       blocked_by_robots: count('blocked'),
       not_crawled_page_cap: opts.notCrawled,
       max_pages: opts.maxPages,
+      thin_content_words: thinWords,
       average_response_ms: mean(pages.filter((p) => p.rec.kind !== 'blocked').map((p) => p.rec.fetchMs)),
       issues,
     },
     scores: { ...scores, formula: SCORE_FORMULA },
     site_checks: siteCheckIds.map((check) => {
       const f = failedSite.get(check)
-      return { check, category: CHECKS[check].category, severity: CHECKS[check].severity, passed: !f, title: CHECKS[check].title, message: f?.message ?? null, ...(f?.details ? { details: f.details } : {}) }
+      const info = CHECKS[check]
+      return { check, category: info.category, severity: info.severity, passed: !f, title: f ? info.title : info.passed, message: f?.message ?? null, ...(f?.details ? { details: f.details } : {}) }
     }),
     action_plan: buildPlan(findings, siteLevel, scored.length, focus),
     priority_formula: PRIORITY_FORMULA,

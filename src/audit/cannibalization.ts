@@ -1,48 +1,27 @@
+import { phrasesOf, slugWords, terms } from '../lib/text'
 import type { CrawledPage } from './site-checks'
-import { termPairs, terms } from './text'
 
 /** A group of pages that target the same primary keyphrase. */
 export interface CannibalizationGroup {
   keyphrase: string
-  pages: { url: string; title: string; h1: string; score: number; evidence: { in_title: boolean; in_h1: boolean; in_url: boolean; body_mentions: number } }[]
+  pages: {
+    url: string
+    title: string
+    h1: string
+    /** The keyphrase as this page writes it (in its title or H1). */
+    phrase_on_page: string
+    score: number
+    /** Where the page places the phrase, and how often its main text says it (adjacent words, stemmed). */
+    evidence: { in_title: boolean; in_h1: boolean; in_url: boolean; body_mentions: number }
+  }[]
   recommendation: string
 }
 
 const FIELD_WEIGHTS = { title: 3, h1: 2.5, url: 2, body: 1.5 }
 
-/** The last path segment of a URL as words ("/blog/trail-running-shoes" -> "trail running shoes"). */
-export function slugOf(url: string): string {
-  const segments = new URL(url).pathname.split('/').filter(Boolean)
-  let last = segments[segments.length - 1] ?? ''
-  try {
-    last = decodeURIComponent(last)
-  } catch {
-    // keep the raw segment
-  }
-  return last.replace(/\.[a-z0-9]+$/i, '').replace(/[-_.]+/g, ' ')
-}
-
-/** 1-3 word phrases of a text: stemmed key -> the words as written. */
-function phrases(text: string, brand: Set<string>): Map<string, string> {
-  const list = termPairs(text).filter((t) => !brand.has(t.stem))
-  const out = new Map<string, string>()
-  for (let n = 1; n <= 3; n++) {
-    for (let i = 0; i + n <= list.length; i++) {
-      const part = list.slice(i, i + n)
-      out.set(part.map((t) => t.stem).join(' '), part.map((t) => t.word).join(' '))
-    }
-  }
-  return out
-}
-
-/** Body mentions of a phrase from the page's top terms (a trigram counts as its rarer bigram). */
-function bodyMentions(phrase: string, body: Map<string, number>): number {
-  const w = phrase.split(' ')
-  if (w.length < 3) return body.get(phrase) ?? 0
-  return Math.min(body.get(`${w[0]} ${w[1]}`) ?? 0, body.get(`${w[1]} ${w[2]}`) ?? 0)
-}
-
 interface Target {
+  /** Whether the phrase is reported: its words stand side by side on the page. */
+  reportable: boolean
   surface: string
   score: number
   evidence: CannibalizationGroup['pages'][number]['evidence']
@@ -50,8 +29,10 @@ interface Target {
 
 /**
  * The keyphrases each page targets: 2-3 word phrases placed in at least two of its title, H1 and
- * URL slug, weighted title 3, H1 2.5, URL 2 plus body term frequency (up to 1.5). Terms in most
- * titles (the brand) are left out.
+ * URL slug, weighted title 3, H1 2.5, URL 2 plus body mentions (up to 1.5). A phrase is a run of
+ * adjacent words as the page writes them: a term in most titles (the brand) may sit inside one but
+ * not start or end it, and is never dropped from it, so no phrase joins words the page never puts
+ * side by side.
  */
 export function targetedPhrases(pages: CrawledPage[]): Map<string, Map<string, Target>> {
   const titleTermDf = new Map<string, number>()
@@ -60,20 +41,29 @@ export function targetedPhrases(pages: CrawledPage[]): Map<string, Map<string, T
   const out = new Map<string, Map<string, Target>>()
   for (const p of pages) {
     const h = p.rec.html!
-    const title = phrases(h.titles[0] ?? '', brand)
-    const h1 = phrases(h.headings.find((x) => x.level === 1)?.text ?? '', brand)
-    const url = phrases(slugOf(p.url), brand)
-    const body = new Map(h.terms)
-    const maxBody = Math.max(1, ...h.terms.map(([, n]) => n))
+    const fields = [h.titles[0] ?? '', h.headings.find((x) => x.level === 1)?.text ?? '', slugWords(p.url)]
+    const [title, h1, url] = fields.map((f) => phrasesOf(f, brand))
+    // Phrases read across stopwords ("choose a sleeping bag" -> "choose sleeping bag"): never
+    // reported, only there to show that a page targets a narrower intent than a phrase inside it.
+    const [looseTitle, looseH1, looseUrl] = fields.map((f) => phrasesOf(f, brand, true))
+    const body = new Map(h.phraseCounts)
+    const maxBody = Math.max(1, ...h.phraseCounts.map(([, n]) => n))
     const targets = new Map<string, Target>()
-    for (const phrase of new Set([...title.keys(), ...h1.keys(), ...url.keys()])) {
-      if (!phrase.includes(' ')) continue
-      const places = [title.has(phrase), h1.has(phrase), url.has(phrase)]
+    for (const phrase of new Set([...looseTitle.keys(), ...looseH1.keys(), ...looseUrl.keys()])) {
+      if (title.has(phrase) || h1.has(phrase) || url.has(phrase)) continue
+      const places = [looseTitle.has(phrase), looseH1.has(phrase), looseUrl.has(phrase)]
       if (places.filter(Boolean).length < 2) continue
-      const mentions = bodyMentions(phrase, body)
+      targets.set(phrase, { reportable: false, surface: '', score: 0, evidence: { in_title: places[0], in_h1: places[1], in_url: places[2], body_mentions: 0 } })
+    }
+    for (const phrase of new Set([...title.keys(), ...h1.keys(), ...url.keys()])) {
+      const places = [title.has(phrase), h1.has(phrase), url.has(phrase)]
+      // Two places, so at least one is text on the page (the title or the H1).
+      if (places.filter(Boolean).length < 2) continue
+      const mentions = body.get(phrase) ?? 0
       const score = (places[0] ? FIELD_WEIGHTS.title : 0) + (places[1] ? FIELD_WEIGHTS.h1 : 0) + (places[2] ? FIELD_WEIGHTS.url : 0) + FIELD_WEIGHTS.body * Math.min(1, mentions / maxBody)
       targets.set(phrase, {
-        surface: title.get(phrase) ?? h1.get(phrase) ?? url.get(phrase)!,
+        reportable: true,
+        surface: title.get(phrase) ?? h1.get(phrase)!,
         score: Math.round(score * 100) / 100,
         evidence: { in_title: places[0], in_h1: places[1], in_url: places[2], body_mentions: mentions },
       })
@@ -96,6 +86,7 @@ export function findCannibalization(pages: CrawledPage[]): CannibalizationGroup[
   for (const p of pages) {
     const mine = targeted.get(p.url) ?? new Map<string, Target>()
     for (const [phrase, t] of mine) {
+      if (!t.reportable) continue
       // A longer phrase placed as prominently is the page's real (more specific) intent.
       const narrower = [...mine].some(([other, o]) => other !== phrase && ` ${other} `.includes(` ${phrase} `) && places(o) >= places(t))
       if (narrower) continue
@@ -124,6 +115,7 @@ export function findCannibalization(pages: CrawledPage[]): CannibalizationGroup[
           url,
           title: h(url).titles[0] ?? '',
           h1: h(url).headings.find((x) => x.level === 1)?.text ?? '',
+          phrase_on_page: t.surface,
           score: t.score,
           evidence: t.evidence,
         })),

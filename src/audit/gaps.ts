@@ -1,6 +1,16 @@
-import type { ModelGapAnalysis } from './model-gaps'
+import { pageQuestions } from './questions'
 import type { CrawledPage } from './site-checks'
-import { terms } from './text'
+import { terms } from '../lib/text'
+
+/** A gap analysis written by a model from the crawl's own evidence, marked as such. */
+export interface ModelGapAnalysis {
+  written_by_model: true
+  status: 'ok' | 'error'
+  model: string | null
+  summary: string | null
+  gaps: { topic: string; why: string; suggested_page: string; evidence: string[] }[]
+  note: string | null
+}
 
 /** Deterministic content-gap analysis computed from the crawl. */
 export interface ContentGaps {
@@ -89,7 +99,7 @@ export function findGaps(primary: CrawledPage[], all: CrawledPage[]): ContentGap
   }
 
   const unanswered: ContentGaps['unanswered_questions'] = []
-  for (const p of primary) for (const q of p.rec.html!.questions) if (!q.answered && unanswered.length < 50) unanswered.push({ question: q.text, url: p.url })
+  for (const p of primary) for (const q of pageQuestions(p.rec.html!)) if (!q.answered && unanswered.length < 50) unanswered.push({ question: q.text, url: p.url })
 
   return {
     method: GAP_METHOD,

@@ -1,17 +1,7 @@
 import { z } from 'zod'
 import { getModel, isModelConfigured } from '../providers/llm'
 import type { ActionContext } from '../runtime/context'
-import type { ContentGaps } from './gaps'
-
-/** A gap analysis written by a model from the crawl's own evidence, marked as such. */
-export interface ModelGapAnalysis {
-  written_by_model: true
-  status: 'ok' | 'error'
-  model: string | null
-  summary: string | null
-  gaps: { topic: string; why: string; suggested_page: string; evidence: string[] }[]
-  note: string | null
-}
+import type { ContentGaps, ModelGapAnalysis } from './gaps'
 
 const GapSchema = z.object({
   summary: z.string().describe('Two or three sentences on what the site covers thinly or not at all'),

@@ -1,6 +1,7 @@
 import type { PageRecord } from '../crawler/fetch-page'
 import type { Finding } from './checks'
 import { isValidHreflang } from './langs'
+import { pageQuestions } from './questions'
 
 /** Search-engine crawlers whose bot-specific robots directives decide indexability. */
 const SEARCH_BOTS = ['robots', 'googlebot', 'bingbot', 'slurp', 'duckduckbot', 'yandex', 'baiduspider', 'applebot']
@@ -137,10 +138,17 @@ export function isArticle(rec: PageRecord): boolean {
 }
 
 /**
- * Checks of one page that need nothing but the page itself. `home` marks the start page (thin
- * content and article checks are not asked of it).
+ * Words of main content under which a page is thin by default: the "Low Content Pages" threshold
+ * of Screaming Frog's SEO Spider (200 words), the crawler most site audits are checked against.
  */
-export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean; sitemapLastmod?: string }): Finding[] {
+export const THIN_CONTENT_WORDS = 200
+
+/**
+ * Checks of one page that need nothing but the page itself. `home` marks the start page (thin
+ * content and article checks are not asked of it); `thinWords` is the thin-content threshold.
+ */
+export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean; sitemapLastmod?: string; thinWords?: number }): Finding[] {
+  const thinWords = opts.thinWords ?? THIN_CONTENT_WORDS
   const f: Finding[] = []
   if (rec.kind === 'error') {
     f.push({ check: 'http-status', message: rec.status ? `HTTP ${rec.status}` : `Not reachable: ${rec.error ?? 'unknown error'}` })
@@ -157,10 +165,13 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   else if (desc.trim().length < 50 || desc.trim().length > 165) f.push({ check: 'meta-description-length', message: `Description is ${desc.trim().length} characters` })
 
   const blockers = indexBlockers(rec, opts.now)
-  if (blockers.length) f.push({ check: 'is-crawlable', message: `Blocked from indexing by ${blockers.join(' and ')}`, details: blockers })
+  if (blockers.length) f.push({ check: 'noindex', message: `Blocked from indexing by ${blockers.join(' and ')}`, details: blockers })
 
   if (h.badAnchors.length) f.push({ check: 'crawlable-anchors', message: `${h.badAnchors.length} uncrawlable link(s)`, details: h.badAnchors })
-  if (h.vagueLinks.length) f.push({ check: 'link-text', message: `${h.vagueLinks.length} link(s) with non-descriptive text`, details: h.vagueLinks })
+  if (h.vagueLinks.length) {
+    const shown = h.vagueLinks.slice(0, 3).map((l) => `"${l.text}" → ${l.href}`)
+    f.push({ check: 'link-text', message: `${h.vagueLinks.length} link(s) with non-descriptive text: ${shown.join('; ')}`, details: h.vagueLinks.map((l) => ({ text: l.text, href: l.href, lang: l.lang })) })
+  }
 
   const hreflang = hreflangProblems(rec)
   if (hreflang.length) f.push({ check: 'hreflang', message: hreflang.join('; '), details: hreflang })
@@ -170,15 +181,20 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   else if (canonical.target && canonical.target !== rec.url) f.push({ check: 'non-canonical', message: `Canonical URL is ${canonical.target}` })
 
   const h1s = h.headings.filter((x) => x.level === 1)
-  if (h1s.length !== 1) f.push({ check: 'h1', message: h1s.length === 0 ? 'No H1 heading' : `${h1s.length} H1 headings`, details: h1s.map((x) => x.text) })
+  if (h1s.length === 0) f.push({ check: 'h1-missing', message: 'No H1 heading' })
+  else if (h1s.length > 1) f.push({ check: 'h1-multiple', message: `${h1s.length} H1 headings: ${h1s.map((x) => `"${x.text.slice(0, 80)}"`).join(', ')}`, details: h1s.map((x) => x.text) })
   const skips: string[] = []
   for (let i = 1; i < h.headings.length; i++) {
     if (h.headings[i].level > h.headings[i - 1].level + 1) skips.push(`H${h.headings[i - 1].level} → H${h.headings[i].level} ("${h.headings[i].text.slice(0, 60)}")`)
   }
   if (skips.length) f.push({ check: 'heading-order', message: `Heading levels skip: ${skips.slice(0, 3).join('; ')}`, details: skips })
 
-  if (!opts.home && h.wordCount < 300) f.push({ check: 'thin-content', message: `${h.wordCount} words of main text` })
-  if (h.imagesWithoutAlt.length) f.push({ check: 'image-alt', message: `${h.imagesWithoutAlt.length} image(s) without alt`, details: h.imagesWithoutAlt })
+  if (!opts.home && h.wordCount < thinWords) {
+    f.push({ check: 'thin-content', message: `${h.wordCount} words of main content${h.mainRegion ? ' (main/article region)' : ''}, under ${thinWords}`, details: { words: h.wordCount, threshold: thinWords, main_region: h.mainRegion } })
+  }
+  if (h.imagesWithoutAlt.length) {
+    f.push({ check: 'image-alt', message: `${h.imagesWithoutAlt.length} image(s) without an alt attribute: ${h.imagesWithoutAlt.slice(0, 3).join(', ')}`, details: h.imagesWithoutAlt.map((src) => ({ src })) })
+  }
   if (h.jsonLd.errors.length) f.push({ check: 'structured-data-invalid', message: h.jsonLd.errors[0], details: h.jsonLd.errors })
   else if (!h.jsonLd.types.length && !h.microdataTypes.length) f.push({ check: 'structured-data', message: 'No JSON-LD or microdata' })
   const og = ['og:title', 'og:description', 'og:image'].filter((k) => !h.openGraph[k])
@@ -187,19 +203,21 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   if (h.mixedContent.length) f.push({ check: 'mixed-content', message: `${h.mixedContent.length} http:// resource(s) on an https page`, details: h.mixedContent })
 
   // AEO
-  const questions = h.questions
+  const questions = pageQuestions(h)
   const article = !opts.home && isArticle(rec)
-  if (article && h.wordCount >= 300 && questions.length === 0) f.push({ check: 'question-headings', message: 'No heading is phrased as a question' })
+  if (article && h.wordCount >= thinWords && questions.length === 0) f.push({ check: 'question-headings', message: 'No heading is phrased as a question' })
   const unanswered = questions.filter((q) => !q.answered)
-  if (unanswered.length) f.push({ check: 'direct-answers', message: `${unanswered.length} of ${questions.length} question heading(s) lack a direct answer below`, details: unanswered.map((q) => q.text) })
+  if (unanswered.length) {
+    f.push({ check: 'direct-answers', message: `${unanswered.length} of ${questions.length} question heading(s) lack a direct answer below: ${unanswered.slice(0, 3).map((q) => `"${q.text}"`).join(', ')}`, details: unanswered.map((q) => q.text) })
+  }
   const qaTypes = ['FAQPage', 'QAPage', 'HowTo']
   if (questions.length >= 2 && ![...h.jsonLd.types, ...h.microdataTypes].some((t) => qaTypes.includes(t))) {
-    f.push({ check: 'faq-schema', message: `${questions.length} question headings but no FAQPage/QAPage/HowTo markup` })
+    f.push({ check: 'faq-schema', message: `${questions.length} question headings but no FAQPage/QAPage/HowTo markup: ${questions.slice(0, 3).map((q) => `"${q.text}"`).join(', ')}`, details: questions.map((q) => q.text) })
   }
   if (h.wordCount >= 600 && h.lists === 0 && h.tables === 0) f.push({ check: 'lists-tables', message: `${h.wordCount} words without a list or table` })
-  if (article && !h.author) f.push({ check: 'author', message: 'No author (byline link, meta author or JSON-LD author)' })
+  if (article && !h.author) f.push({ check: 'author', message: 'No author (visible byline, byline link, meta author or JSON-LD author)' })
   const date = pageDate(rec, opts.sitemapLastmod)
-  if (article && !h.published && !h.modified) f.push({ check: 'dates', message: 'No published or modified date in the page' })
+  if (article && !h.published && !h.modified) f.push({ check: 'dates', message: 'No published or modified date in the page (visible text, <time>, meta tags or JSON-LD)' })
   if (date !== null && opts.now - date > STALE_MS) f.push({ check: 'freshness', message: `Last dated ${new Date(date).toISOString().slice(0, 10)}` })
   return f
 }

@@ -17,7 +17,7 @@ export interface PlanItem {
   examples: string[]
 }
 
-const SEVERITY_IMPACT = { error: 1, warning: 0.6, notice: 0.3 } as const
+const SEVERITY_IMPACT = { error: 1, warning: 0.6, notice: 0.3, info: 0 } as const
 
 export const PRIORITY_FORMULA =
   'priority_score = 100 × impact × focus × (0.4 + 0.6 × reach), where impact = 1 (error), 0.6 (warning) or 0.3 (notice); ' +
@@ -32,8 +32,8 @@ export function buildPlan(pageFindings: Map<string, Finding[]>, siteFindings: Fi
   const byCheck = new Map<CheckId, { pages: string[]; examples: string[] }>()
   for (const [url, findings] of pageFindings) {
     for (const f of findings) {
-      // Informational only: shown in the inventory, nothing to fix by default.
-      if (f.check === 'non-canonical') continue
+      // Informational findings (a robots.txt exclusion) are the site's choice: nothing to plan.
+      if (CHECKS[f.check].severity === 'info') continue
       if (!byCheck.has(f.check)) byCheck.set(f.check, { pages: [], examples: [] })
       const entry = byCheck.get(f.check)!
       if (!entry.pages.includes(url)) entry.pages.push(url)
@@ -47,11 +47,12 @@ export function buildPlan(pageFindings: Map<string, Finding[]>, siteFindings: Fi
     const info = CHECKS[check]
     const score = Math.round(100 * SEVERITY_IMPACT[info.severity] * (weights[info.category] / top) * (0.4 + 0.6 * Math.min(1, reach)))
     items.push({
+      // Only failed checks reach here, and none of them is informational.
+      severity: info.severity as PlanItem['severity'],
       priority: score >= 50 ? 'high' : score >= 25 ? 'medium' : 'low',
       priority_score: score,
       check,
       category: info.category,
-      severity: info.severity,
       issue: info.title,
       why_it_matters: info.why,
       fix: info.fix,

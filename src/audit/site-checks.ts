@@ -1,6 +1,7 @@
 import type { PageRecord } from '../crawler/fetch-page'
 import type { SiteInfo } from '../crawler/site'
 import { AI_CRAWLERS } from '../providers/web/robots'
+import { squash } from '../lib/text'
 import type { Finding } from './checks'
 import { canonicalCheck, indexBlockers } from './page-checks'
 
@@ -59,14 +60,26 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
     }
     return [...groups.entries()].filter(([, urls]) => urls.length > 1)
   }
-  for (const [title, urls] of groupBy((p) => p.rec.html!.titles[0]?.trim().toLowerCase() || null)) {
-    for (const url of urls) add(url, { check: 'duplicate-title', message: `Title "${title.slice(0, 80)}" is shared with ${urls.length - 1} other page(s)`, details: urls.filter((u) => u !== url) })
+  // Grouped case- and space-insensitively; quoted as the first page writes it.
+  const titleOf = (url: string) => squash(byUrl.get(url)!.rec.html!.titles[0] ?? '')
+  const descriptionOf = (url: string) => squash(byUrl.get(url)!.rec.html!.metaDescriptions[0] ?? '')
+  for (const [, urls] of groupBy((p) => squash(p.rec.html!.titles[0] ?? '').toLowerCase() || null)) {
+    const title = titleOf(urls[0])
+    for (const url of urls) add(url, { check: 'duplicate-title', message: `Title "${title}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { title, pages: urls } })
   }
-  for (const [desc, urls] of groupBy((p) => p.rec.html!.metaDescriptions[0]?.trim().toLowerCase() || null)) {
-    for (const url of urls) add(url, { check: 'duplicate-description', message: `Meta description "${desc.slice(0, 60)}…" is shared with ${urls.length - 1} other page(s)`, details: urls.filter((u) => u !== url) })
+  for (const [, urls] of groupBy((p) => squash(p.rec.html!.metaDescriptions[0] ?? '').toLowerCase() || null)) {
+    const description = descriptionOf(urls[0])
+    for (const url of urls) add(url, { check: 'duplicate-description', message: `Meta description "${description}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { description, pages: urls } })
   }
 
   const linkedTo = new Set<string>()
+  const linkedFrom = new Map<string, string[]>()
+  for (const p of pages) {
+    for (const l of p.rec.html?.links ?? []) {
+      if (!linkedFrom.has(l.url)) linkedFrom.set(l.url, [])
+      linkedFrom.get(l.url)!.push(p.url)
+    }
+  }
   for (const p of pages) {
     const links = p.rec.html?.links ?? []
     const broken: { url: string; text: string; status: number | null }[] = []
@@ -84,14 +97,21 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
       }
     }
     if (broken.length) add(p.url, { check: 'broken-links', message: `${broken.length} link(s) to missing pages: ${broken.slice(0, 3).map((b) => `${b.url} (${b.status ?? 'unreachable'})`).join(', ')}`, details: broken })
-    if (redirected.length) add(p.url, { check: 'redirected-links', message: `${redirected.length} link(s) to redirecting URLs`, details: redirected })
+    if (redirected.length) {
+      add(p.url, { check: 'redirected-links', message: `${redirected.length} link(s) to redirecting URLs: ${redirected.slice(0, 3).map((u) => `${u} → ${redirectPath(u, byUrl).hops.at(-1)}`).join(', ')}`, details: redirected })
+    }
   }
 
   for (const p of pages) {
     if (p.rec.kind !== 'redirect') continue
     const path = redirectPath(p.url, byUrl)
-    if (path.loop) add(p.url, { check: 'redirect-chain', message: `Redirect loop: ${[p.url, ...path.hops].join(' → ')}`, details: path.hops })
-    else if (path.hops.length >= 2) add(p.url, { check: 'redirect-chain', message: `${path.hops.length} redirect hops: ${[p.url, ...path.hops].join(' → ')}`, details: path.hops })
+    if (!path.loop && path.hops.length < 2) continue
+    const from = linkedFrom.get(p.url) ?? []
+    const via = from.length ? `linked from ${from.slice(0, 3).join(', ')}${from.length > 3 ? ` and ${from.length - 3} more` : ''}` : `found through the ${p.source === 'sitemap' ? 'sitemap' : p.source}`
+    const hops = [p.url, ...path.hops]
+    const details = { linked_from: from, hops, target: path.loop ? null : (path.final?.url ?? path.hops.at(-1) ?? null), loop: path.loop }
+    if (path.loop) add(p.url, { check: 'redirect-chain', message: `Redirect loop (${via}): ${hops.join(' → ')}`, details })
+    else add(p.url, { check: 'redirect-chain', message: `${path.hops.length} redirect hops to ${details.target} (${via}): ${hops.join(' → ')}`, details })
   }
 
   for (const p of primary) {
@@ -101,14 +121,27 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
   return out
 }
 
-/** Site-level checks: robots.txt validity, sitemaps, llms.txt and AI crawler access. */
-export function siteFindings(site: SiteInfo): Finding[] {
+/**
+ * Site-level checks: robots.txt validity, sitemaps (the files, and the URLs they list that answer
+ * 4xx/5xx), llms.txt and AI crawler access.
+ */
+export function siteFindings(site: SiteInfo, pages: CrawledPage[] = []): Finding[] {
   const f: Finding[] = []
   const r = site.robots
   if (r.status !== null && r.status >= 500) f.push({ check: 'robots-txt', message: `robots.txt answered HTTP ${r.status}` })
-  else if (r.errors.length) f.push({ check: 'robots-txt', message: `${r.errors.length} invalid line(s) in robots.txt`, details: r.errors })
-  if (site.sitemaps.fetched.length === 0) f.push({ check: 'sitemap', message: 'No XML sitemap found (robots.txt Sitemap: lines or /sitemap.xml)', details: site.sitemaps.errors })
-  else if (site.sitemaps.errors.length) f.push({ check: 'sitemap', message: `${site.sitemaps.errors.length} sitemap file(s) failed`, details: site.sitemaps.errors })
+  else if (r.errors.length) f.push({ check: 'robots-txt', message: `${r.errors.length} invalid line(s) in robots.txt: ${r.errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`).join('; ')}`, details: r.errors })
+  const listed = new Set(site.sitemaps.listed ?? [])
+  const failing = pages
+    .filter((p) => listed.has(p.url) && p.rec.kind === 'error' && p.rec.status !== null && p.rec.status >= 400)
+    .map((p) => ({ url: p.url, status: p.rec.status! }))
+    .sort((a, b) => a.url.localeCompare(b.url))
+  if (site.sitemaps.fetched.length === 0) f.push({ check: 'sitemap', message: 'No XML sitemap found (robots.txt Sitemap: lines or /sitemap.xml)', details: { files: site.sitemaps.errors } })
+  else if (site.sitemaps.errors.length || failing.length) {
+    const parts: string[] = []
+    if (site.sitemaps.errors.length) parts.push(`${site.sitemaps.errors.length} sitemap file(s) failed: ${site.sitemaps.errors.slice(0, 3).map((e) => `${e.url} (${e.message})`).join(', ')}`)
+    if (failing.length) parts.push(`${failing.length} listed URL(s) answer an error: ${failing.slice(0, 5).map((u) => `${u.url} (HTTP ${u.status})`).join(', ')}`)
+    f.push({ check: 'sitemap', message: parts.join('; '), details: { files: site.sitemaps.errors, urls: failing } })
+  }
   if (!site.llmsTxt.present) f.push({ check: 'llms-txt', message: `${site.llmsTxt.url} is missing` })
   const blocked = new Set(r.blockedAiCrawlers)
   const answers = AI_CRAWLERS.filter((c) => c.purpose === 'answers' && blocked.has(c.agent))

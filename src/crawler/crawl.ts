@@ -35,10 +35,11 @@ export const PROGRESS_INTERVAL_MS = 1000
 
 /** Puts the seeds in the frontier (a retried setup adds nothing twice). */
 export async function seedFrontier(db: D1Database, runId: string, site: SiteInfo): Promise<void> {
+  const listed = new Set(site.sitemaps.listed)
   await enqueueUrls(
     db,
     runId,
-    site.seeds.map((url, i) => ({ url, depth: 0, source: i === 0 ? 'seed' : 'sitemap' })),
+    site.seeds.map((url, i) => ({ url, depth: 0, source: i === 0 || !listed.has(url) ? 'seed' : 'sitemap' })),
     Date.now() * 1000,
   )
 }

@@ -1,4 +1,4 @@
-import { ProviderError } from '../providers/errors'
+import { ProviderError, UpstreamError } from '../providers/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { CRAWLER_TOKEN, describeRobots, parseRobots, robotsAllows, type RobotsInfo } from '../providers/web/robots'
 import { gunzip, isGzip, parseFeedLinks, parseSitemap } from '../providers/web/sitemap'
@@ -12,7 +12,8 @@ export interface SiteInfo {
   scope: Scope
   robots: RobotsInfo
   llmsTxt: { url: string; present: boolean; status: number | null; bytes: number }
-  sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; urlCount: number; lastmod: Record<string, string> }
+  /** `listed`: the sitemap URLs seeded into the crawl (the ones whose answers the sitemap check reads). */
+  sitemaps: { fetched: string[]; errors: { url: string; message: string }[]; urlCount: number; lastmod: Record<string, string>; listed: string[] }
   feeds: string[]
   seeds: string[]
 }
@@ -144,8 +145,10 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
   }
   add(startUrl)
   for (const p of scope.prefixes) add(`${origin}${p}`)
+  const listed: string[] = []
   for (const url of sitemaps.urls) {
     if (seeds.length >= maxPages * 2) break
+    if (crawlable(scope, url)) listed.push(url)
     add(url)
   }
   if (seeds.length === 0) throw new ProviderError('unprocessable', `No page of ${startUrl} is inside the audit scope (${scope.reason})`, 'website_url')
@@ -158,8 +161,39 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
     scope,
     robots,
     llmsTxt: { url: llmsUrl, present: llmsPresent, status: llms.status, bytes: llms.text.length },
-    sitemaps: { fetched: sitemaps.fetched, errors: sitemaps.errors, urlCount: sitemaps.urls.length, lastmod: Object.fromEntries(Object.entries(sitemaps.lastmod).slice(0, 2000)) },
+    sitemaps: { fetched: sitemaps.fetched, errors: sitemaps.errors, urlCount: sitemaps.urls.length, lastmod: Object.fromEntries(Object.entries(sitemaps.lastmod).slice(0, 2000)), listed },
     feeds,
     seeds,
+  }
+}
+
+/**
+ * Fetches the start page (following up to five redirects) and fails when the site cannot be
+ * crawled from it: the upstream error as it came (DNS failure, refused connection, timeout: 502 or
+ * 504), or an `unprocessable` error naming the status when the page answers 4xx/5xx. An audit of a
+ * site whose start page is unreachable would score pages that were never read.
+ */
+export async function assertStartPageReachable(fetcher: GuardedFetch, websiteUrl: string, timeoutMs = 10_000): Promise<void> {
+  const url = normalizeUrl(websiteUrl) ?? websiteUrl
+  let res: Response
+  try {
+    res = await fetcher(url, {
+      service: new URL(url).hostname,
+      timeoutMs,
+      maxBytes: 64 * 1024,
+      maxRedirects: 5,
+      retries: 1,
+      maxRetryAfterMs: 3000,
+      headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' },
+    })
+  } catch (err) {
+    if (err instanceof UpstreamError) {
+      throw new UpstreamError(err.service, err.kind, `The site could not be crawled: its start page ${url} failed: ${err.message}`, err.status, err.retryAfterSeconds)
+    }
+    throw err
+  }
+  await res.body?.cancel()
+  if (res.status >= 400) {
+    throw new ProviderError('unprocessable', `The site could not be crawled: its start page ${url} answered HTTP ${res.status}. Check website_url, or audit a page that answers 200.`, 'website_url')
   }
 }

@@ -1,3 +1,6 @@
+import { decodeEntities } from '../lib/text'
+import { tokenizeHtml, type TagElement } from '../providers/web/html-tokenizer'
+
 /** What the research reads from one HTML page. */
 export interface PageFacts {
   url: string
@@ -37,38 +40,54 @@ function flattenJsonLd(value: unknown, out: Record<string, unknown>[]): void {
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim()
 
 /**
- * Parses a page with HTMLRewriter (streaming, built into workerd): title, meta/OpenGraph, JSON-LD,
- * links with their text, script sources, headings and paragraph text.
+ * Parses a page with the crawler's HTML tokenizer (providers/web/html-tokenizer.ts, the one HTML
+ * reader of the service): title, meta/OpenGraph, JSON-LD, links with their text, script sources,
+ * headings and paragraph text. Text and attribute values are entity-decoded.
  */
 export async function parsePage(html: string, url: string): Promise<PageFacts> {
   const facts: PageFacts = { url, title: null, meta: {}, jsonLd: [], links: [], scripts: [], headings: [], text: '' }
-  let title = ''
+  let title: string | null = null
+  let titleDone = false
   let ldText: string | null = null
   let linkText: { entry: PageFacts['links'][number]; text: string } | null = null
   let heading: string | null = null
   let para: string | null = null
   const paras: string[] = []
   let textLength = 0
+  const attr = (el: TagElement, name: string) => {
+    const v = el.getAttribute(name)
+    return v === null ? null : decodeEntities(v)
+  }
+  const onEnd = (el: TagElement, handler: () => void) => {
+    try {
+      el.onEndTag(handler)
+    } catch {
+      // A self-closing foreign element has no end tag, and no text to collect.
+      handler()
+    }
+  }
 
-  const rewriter = new HTMLRewriter()
-    .on('title', { text: (t) => void (title += t.text) })
-    .on('meta', {
-      element(el) {
-        const name = (el.getAttribute('name') ?? el.getAttribute('property') ?? el.getAttribute('itemprop') ?? el.getAttribute('http-equiv'))?.toLowerCase()
-        const content = el.getAttribute('content')
+  tokenizeHtml(html, {
+    element(el) {
+      const tag = el.tagName
+      if (tag === 'title' && !titleDone) {
+        title = ''
+        onEnd(el, () => {
+          titleDone = true
+        })
+      } else if (tag === 'meta') {
+        const name = (attr(el, 'name') ?? attr(el, 'property') ?? attr(el, 'itemprop') ?? attr(el, 'http-equiv'))?.toLowerCase()
+        const content = attr(el, 'content')
         if (name && content !== null && !(name in facts.meta)) facts.meta[name] = clean(content)
-      },
-    })
-    .on('script', {
-      element(el) {
-        const src = el.getAttribute('src')
+      } else if (tag === 'script') {
+        const src = attr(el, 'src')
         if (src) {
           const abs = absolute(src, url)
           if (abs) facts.scripts.push(abs)
         }
-        if ((el.getAttribute('type') ?? '').toLowerCase() === 'application/ld+json') {
+        if ((el.getAttribute('type') ?? '').trim().toLowerCase() === 'application/ld+json') {
           ldText = ''
-          el.onEndTag(() => {
+          onEnd(el, () => {
             try {
               flattenJsonLd(JSON.parse(ldText ?? ''), facts.jsonLd)
             } catch {
@@ -77,45 +96,28 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
             ldText = null
           })
         }
-      },
-      text(t) {
-        if (ldText !== null) ldText += t.text
-      },
-    })
-    .on('a[href], link[href]', {
-      element(el) {
-        const abs = absolute(el.getAttribute('href') ?? '', url)
+      } else if ((tag === 'a' || tag === 'link') && el.hasAttribute('href')) {
+        const abs = absolute(attr(el, 'href') ?? '', url)
         if (!abs) return
-        const entry = { href: abs, text: el.getAttribute('aria-label') ?? el.getAttribute('title') ?? '', rel: el.getAttribute('rel'), type: el.getAttribute('type') }
+        const entry = { href: abs, text: attr(el, 'aria-label') ?? attr(el, 'title') ?? '', rel: attr(el, 'rel'), type: attr(el, 'type') }
         facts.links.push(entry)
-        if (el.tagName === 'a') {
-          linkText = { entry, text: '' }
-          el.onEndTag(() => {
-            if (linkText && linkText.text.trim()) linkText.entry.text = clean(linkText.text)
-            linkText = null
+        if (tag === 'a') {
+          const mine = { entry, text: '' }
+          linkText = mine
+          onEnd(el, () => {
+            if (mine.text.trim()) mine.entry.text = clean(mine.text)
+            if (linkText === mine) linkText = null
           })
         }
-      },
-      text(t) {
-        if (linkText) linkText.text += t.text
-      },
-    })
-    .on('h1, h2, h3', {
-      element(el) {
+      } else if (tag === 'h1' || tag === 'h2' || tag === 'h3') {
         heading = ''
-        el.onEndTag(() => {
+        onEnd(el, () => {
           if (heading && clean(heading)) facts.headings.push(clean(heading))
           heading = null
         })
-      },
-      text(t) {
-        if (heading !== null) heading += t.text
-      },
-    })
-    .on('p, li', {
-      element(el) {
+      } else if (tag === 'p' || tag === 'li') {
         para = ''
-        el.onEndTag(() => {
+        onEnd(el, () => {
           const p = clean(para ?? '')
           if (p && textLength < TEXT_CAP) {
             paras.push(p)
@@ -123,14 +125,21 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
           }
           para = null
         })
-      },
-      text(t) {
-        if (para !== null) para += t.text
-      },
-    })
-
-  await rewriter.transform(new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } })).arrayBuffer()
-  facts.title = clean(title) || null
+      }
+    },
+    text(raw) {
+      if (ldText !== null) {
+        ldText += raw
+        return
+      }
+      const text = decodeEntities(raw)
+      if (title !== null && !titleDone) title += text
+      if (linkText) linkText.text += text
+      if (heading !== null) heading += text
+      if (para !== null) para += text
+    },
+  })
+  facts.title = clean(title ?? '') || null
   facts.text = paras.join('\n').slice(0, TEXT_CAP)
   return facts
 }

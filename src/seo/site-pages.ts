@@ -1,3 +1,4 @@
+import { pageQuestions } from '../audit/questions'
 import { fetchPage } from '../crawler/fetch-page'
 import { crawlable, normalizeUrl } from '../crawler/scope'
 import { discoverSite } from '../crawler/site'
@@ -69,7 +70,7 @@ export async function crawlSitePages(fetcher: GuardedFetch, websiteUrl: string, 
         h1: h.headings.find((x) => x.level === 1)?.text ?? null,
         headings: h.headings.filter((x) => x.level <= 3).map((x) => x.text).slice(0, 40),
         terms: h.terms.slice(0, 30),
-        questions: h.questions.map((q) => q.text).slice(0, 20),
+        questions: pageQuestions(h).map((q) => q.text).slice(0, 20),
         word_count: h.wordCount,
       })
     }

@@ -22,7 +22,7 @@ const LIGHTHOUSE_TO_OURS: Record<string, CheckId> = {
   'http-status-code': 'http-status',
   'crawlable-anchors': 'crawlable-anchors',
   'link-text': 'link-text',
-  'is-crawlable': 'is-crawlable',
+  'is-crawlable': 'noindex',
   hreflang: 'hreflang',
   canonical: 'canonical',
 }
@@ -70,7 +70,7 @@ describe('Lighthouse SEO fixtures', () => {
     expect(linkText[3].lang).toBe('de')
 
     expect(find(findings, 'hreflang')!.details).toHaveLength(5)
-    expect(find(findings, 'is-crawlable')!.details).toEqual(['<meta name="robots" content="nofollow, NOINDEX, all">', 'X-Robots-Tag: none'])
+    expect(find(findings, 'noindex')!.details).toEqual(['<meta name="robots" content="nofollow, NOINDEX, all">', 'X-Robots-Tag: none'])
     expect(find(findings, 'canonical')!.message).toBe('Multiple conflicting canonical URLs (https://example.com/other, https://example.com/)')
     // Lighthouse finds 3; the third is an addEventListener('mousedown') link that only a browser can see.
     const anchors = find(findings, 'crawlable-anchors')!.details as { href: string | null; reason: string }[]

@@ -1,13 +1,14 @@
 /// <reference types="vite/client" />
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { extractHtml, extractHtmlText, htmlExtractor, type HtmlFacts } from '../../src/providers/web/html'
+import { extractHtml, extractHtmlText } from '../../src/providers/web/html'
 import { tokenizeHtml, type TagElement } from '../../src/providers/web/html-tokenizer'
 import { HTML_PATHS, ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 
 /**
- * The crawler's tokenizer must read pages exactly as HTMLRewriter does, so audits do not change:
- * every case here runs through both and compares the events and the extracted facts.
+ * The tokenizer must tokenize as HTMLRewriter (lol-html, a spec-following tokenizer) does: every
+ * case here runs through both and compares the start tags, end tags and text they report. What
+ * the extractor makes of those events is its own (see docs/html-reader.md) and tested apart.
  */
 
 const fixtures = import.meta.glob(['../fixtures/**/*.html', '../fixtures/**/*.html.static'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>
@@ -51,20 +52,8 @@ function tokenizerEvents(html: string): Event[] {
   return r.events
 }
 
-/** The facts HTMLRewriter gives through the same extractor (the reading before the tokenizer). */
-async function rewriterFacts(html: string, pageUrl: string, contentType = 'text/html; charset=utf-8'): Promise<HtmlFacts> {
-  const ex = htmlExtractor(pageUrl)
-  await new HTMLRewriter()
-    .on('*', { element: (el) => ex.element(el) })
-    .onDocument({ text: (c) => ex.text(c.text, c.lastInTextNode) })
-    .transform(new Response(html, { headers: { 'content-type': contentType } }))
-    .arrayBuffer()
-  return ex.finish()
-}
-
-async function same(html: string, pageUrl = 'https://www.example.test/docs/page') {
+async function same(html: string) {
   expect(tokenizerEvents(html)).toEqual(await rewriterEvents(html))
-  expect(extractHtmlText(html, pageUrl)).toEqual(await rewriterFacts(html, pageUrl))
 }
 
 const EDGE_CASES = [
@@ -99,16 +88,14 @@ describe('HTML tokenizer', () => {
   it('reads the recorded fixture pages as HTMLRewriter does', async () => {
     expect(Object.keys(fixtures).length).toBeGreaterThanOrEqual(5)
     for (const [path, html] of Object.entries(fixtures)) {
-      const url = `https://www.example.test/${path.split('/').pop()}`
       expect(tokenizerEvents(html), path).toEqual(await rewriterEvents(html))
-      expect(extractHtmlText(html, url), path).toEqual(await rewriterFacts(html, url))
     }
   })
 
   it('reads the test site pages as HTMLRewriter does', async () => {
     for (const path of HTML_PATHS) {
       const res = await trailgear(new Request(ORIGIN + path))
-      await same(await res!.text(), ORIGIN + path)
+      await same(await res!.text())
     }
   })
 
@@ -149,17 +136,18 @@ describe('HTML tokenizer', () => {
     expect(ended).toBe(1)
   })
 
-  it('decodes the body with the charset of Content-Type, as HTMLRewriter does', async () => {
+  it('decodes the body with the charset of Content-Type, UTF-8 when none is given', async () => {
     const latin1 = new Uint8Array([0x3c, 0x70, 0x3e, 0x63, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x73])
-    for (const type of ['text/html; charset=iso-8859-1', 'text/html;charset="latin1"', 'text/html', 'text/html; charset=', 'TEXT/HTML; CHARSET=windows-1252']) {
+    const utf8 = new TextDecoder().decode(latin1)
+    for (const [type, text] of [
+      ['text/html; charset=iso-8859-1', '<p>café cafés'],
+      ['text/html;charset="latin1"', '<p>café cafés'],
+      ['TEXT/HTML; CHARSET=windows-1252', '<p>café cafés'],
+      ['text/html', utf8],
+      ['text/html; charset=', utf8],
+    ]) {
       const ours = await extractHtml(new Response(latin1, { headers: { 'content-type': type } }), 'https://a.test/')
-      const ex = htmlExtractor('https://a.test/')
-      await new HTMLRewriter()
-        .on('*', { element: (el) => ex.element(el) })
-        .onDocument({ text: (c) => ex.text(c.text, c.lastInTextNode) })
-        .transform(new Response(latin1, { headers: { 'content-type': type } }))
-        .arrayBuffer()
-      expect(ours, type).toEqual(ex.finish())
+      expect(ours, type).toEqual(extractHtmlText(text, 'https://a.test/'))
     }
     for (const [type, message] of [
       ['text/html; charset=utf-16', 'Expected ASCII-compatible encoding'],

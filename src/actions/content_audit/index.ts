@@ -1,14 +1,24 @@
 import { buildAudit } from '../../audit/build'
 import { modelGapAnalysis } from '../../audit/model-gaps'
-import type { CrawledPage } from '../../audit/site-checks'
+import { redirectPath, type CrawledPage } from '../../audit/site-checks'
 import { crawlLimits, crawlSome, seedFrontier } from '../../crawler/crawl'
 import type { PageRecord } from '../../crawler/fetch-page'
-import { discoverSite } from '../../crawler/site'
+import { assertStartPageReachable, discoverSite } from '../../crawler/site'
 import { deleteCrawl, donePages, frontierCounts } from '../../db/crawl'
+import { ProviderError } from '../../providers/errors'
 import { assertPublicDestination } from '../../providers/web/dns'
 import { ContinueLater } from '../../runtime/jobs'
 import { defineAction } from '../define'
 import { ContentAuditInput } from './schema'
+
+/** Fails the run when the crawl could not read the start page (it answered before the run was queued, but sites fail). */
+function assertStartPageCrawled(startUrl: string, pages: CrawledPage[]): void {
+  const byUrl = new Map(pages.map((p) => [p.url, p]))
+  const final = redirectPath(startUrl, byUrl).final
+  if (!final || final.rec.kind !== 'error') return
+  const why = final.rec.status ? `answered HTTP ${final.rec.status}` : `could not be fetched (${final.rec.error ?? 'no answer'})`
+  throw new ProviderError('unprocessable', `The site could not be crawled: its start page ${final.url} ${why}, so no scores were computed.`, 'website_url')
+}
 
 /**
  * `content_audit_generate_audit_action`: crawls a site through the Queue (the frontier lives in D1,
@@ -29,6 +39,8 @@ export const contentAuditAction = defineAction({
   ],
   async precheck(input, ctx) {
     await assertPublicDestination(input.website_url, { allowPrivate: ctx.config.allowPrivateFetch, dns: ctx.config.outboundDns }, 'website_url')
+    // A site that cannot be crawled answers an error now, not a queued run that scores nothing.
+    await assertStartPageReachable(ctx.fetch, input.website_url)
   },
   async run(input, ctx) {
     const limits = crawlLimits(ctx.env, input.max_pages)
@@ -52,7 +64,17 @@ export const contentAuditAction = defineAction({
         if (rows.length < 200) break
         after = rows[rows.length - 1].url
       }
-      return buildAudit({ site, pages, focus: input.optimization_focus, auditScope: input.audit_scope, maxPages: input.max_pages, notCrawled: counts.pending, now: Date.now() })
+      assertStartPageCrawled(site.startUrl, pages)
+      return buildAudit({
+        site,
+        pages,
+        focus: input.optimization_focus,
+        auditScope: input.audit_scope,
+        maxPages: input.max_pages,
+        notCrawled: counts.pending,
+        now: Date.now(),
+        thinContentWords: input.thin_content_words,
+      })
     })
     const modelAnalysis = await ctx.step('model_gaps', () =>
       modelGapAnalysis(ctx, audit.content_gaps, input.website_url, audit.inventory.map((p) => p.title ?? '').filter(Boolean)),

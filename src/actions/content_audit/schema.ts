@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { THIN_CONTENT_WORDS } from '../../audit/page-checks'
 import { outputVariable } from '../common/fields'
 
 /** Largest page cap a caller may ask for. */
@@ -33,6 +34,15 @@ export const ContentAuditInput = z
       .max(MAX_PAGES_LIMIT)
       .default(100)
       .describe(`Most URLs fetched (pages, redirects and errors alike), 1-${MAX_PAGES_LIMIT}. Default 100.`),
+    thin_content_words: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(THIN_CONTENT_WORDS)
+      .describe(
+        `Pages with fewer words of main content (the main/article region when the page has one, else the body without navigation, header, footer and aside) are reported as thin, 0-10000. Default ${THIN_CONTENT_WORDS}, the "Low Content Pages" threshold of Screaming Frog's SEO Spider.`,
+      ),
     output_variable_name: outputVariable('content_audit'),
   })
   .superRefine((v, ctx) => {

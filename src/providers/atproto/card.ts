@@ -1,4 +1,5 @@
 import type { GuardedFetch } from '../web/fetch'
+import { tokenizeHtml } from '../web/html-tokenizer'
 import { decodeEntities } from '../youtube/transform'
 
 /** What a link card shows, read from the page's Open Graph tags (falling back to <title> and meta description). */
@@ -26,8 +27,29 @@ function clip(text: string, max: number): string {
 }
 
 /**
- * Reads the Open Graph card of a page with HTMLRewriter (streaming, no DOM). Null when the page
- * cannot be fetched, is not HTML, or has no title: a post then goes out without a card.
+ * Reads as much of a body as arrives before it ends or fails (a page cut off at the size cap still
+ * yields the tags of its <head>), decoded as UTF-8.
+ */
+async function readUpTo(res: Response): Promise<string> {
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+  } catch {
+    // Keep what arrived.
+  }
+  return text + decoder.decode()
+}
+
+/**
+ * Reads the Open Graph card of a page with the service's HTML tokenizer (no DOM). Null when the
+ * page cannot be fetched, is not HTML, or has no title: a post then goes out without a card.
  */
 export async function fetchLinkCard(fetch: GuardedFetch, uri: string): Promise<LinkCard | null> {
   let res: Response
@@ -44,29 +66,27 @@ export async function fetchLinkCard(fetch: GuardedFetch, uri: string): Promise<L
   const meta = new Map<string, string>()
   let title = ''
   let inTitle = false
-  const rewritten = new HTMLRewriter()
-    .on('meta', {
-      element(el) {
+  let titleSeen = false
+  tokenizeHtml(await readUpTo(res), {
+    element(el) {
+      if (el.tagName === 'meta') {
         const key = (el.getAttribute('property') ?? el.getAttribute('name') ?? '').toLowerCase()
         const content = el.getAttribute('content')
         if (key && content !== null && !meta.has(key)) meta.set(key, content)
-      },
-    })
-    .on('title', {
-      element() {
-        inTitle = !title
-      },
-      text(chunk) {
-        if (inTitle) title += chunk.text
-        if (chunk.lastInTextNode) inTitle = false
-      },
-    })
-    .transform(res)
-  try {
-    await rewritten.arrayBuffer()
-  } catch {
-    // A page cut off at the size cap still yields the tags of its <head>.
-  }
+      } else if (el.tagName === 'title' && !titleSeen) {
+        titleSeen = true
+        inTitle = true
+        try {
+          el.onEndTag(() => (inTitle = false))
+        } catch {
+          inTitle = false
+        }
+      }
+    },
+    text(raw) {
+      if (inTitle) title += raw
+    },
+  })
   const cardTitle = clip(meta.get('og:title') ?? meta.get('twitter:title') ?? title, MAX_TITLE)
   if (!cardTitle) return null
   const description = clip(meta.get('og:description') ?? meta.get('twitter:description') ?? meta.get('description') ?? '', MAX_DESCRIPTION)

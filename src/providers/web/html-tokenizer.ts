@@ -1,10 +1,10 @@
 /**
- * A streaming-free HTML tokenizer that reports the same start tags, end tags and text as Cloudflare's
- * HTMLRewriter (lol-html) does for a whole document. HTMLRewriter calls into JavaScript once per
- * matched element, end tag and text chunk, and each call crosses from Rust through C++ into the
- * isolate: for a typical page that is well over a hundred crossings, more time than the rest of the
- * crawl spends on the page. Here the whole page is read in one native call and tokenized in plain
- * JavaScript.
+ * The service's one HTML reader: the crawler's audit extractor, company research and link cards all
+ * read pages through it (docs/html-reader.md says why). It reports the same start tags, end tags
+ * and text as Cloudflare's HTMLRewriter (lol-html) does for a whole document, without its cost:
+ * HTMLRewriter calls into JavaScript once per matched element, end tag and text chunk, and each
+ * call crosses from Rust through C++ into the isolate, more time on a typical page than the rest of
+ * the crawl spends on it. Here the page is read in one native call and tokenized in plain JavaScript.
  *
  * Rules followed (each checked against HTMLRewriter in test/crawler/tokenizer.test.ts):
  * - the WHATWG tokenizer states: tags and attributes (names lower-cased, values raw, duplicates
@@ -24,7 +24,7 @@
  *   ignored; no element is closed implicitly (a second `<p>` leaves the first open), as in lol-html.
  */
 
-/** The part of HTMLRewriter's `Element` the audit extractor reads. */
+/** A start tag as the readers see it (the part of HTMLRewriter's `Element` they use). */
 export interface TagElement {
   readonly tagName: string
   readonly attributes: Iterable<string[]>
@@ -34,10 +34,12 @@ export interface TagElement {
   onEndTag(handler: () => void): void
 }
 
-/** Receives the document in order: every start tag, and raw text chunks. */
+/** Receives the document in order: every start tag, every end tag (matched or not), and raw text chunks. */
 export interface HtmlSink {
   element(el: TagElement): void
   text(raw: string): void
+  /** An end tag as written, before the handlers of the elements it closes run. */
+  endTag?(name: string): void
 }
 
 const enum Ns {
@@ -362,6 +364,7 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
         const t = readTag(html, lt + 2)
         if (!t) return
         p = t.end
+        sink.endTag?.(t.name)
         endTag(t.name)
         continue
       }

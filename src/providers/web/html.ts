@@ -1,5 +1,5 @@
-import { isNonDescriptive } from '../../audit/link-text'
-import { countWords, decodeEntities, squash, termCounts, topEntries } from '../../audit/text'
+import { isNonDescriptive } from './link-text'
+import { countPhrases, countWords, decodeEntities, phrasesOf, slugWords, squash, termCounts, topEntries } from '../../lib/text'
 import { tokenizeHtml, type TagElement } from './html-tokenizer'
 
 /** A link from a page: absolute target without fragment, with its text. */
@@ -28,8 +28,19 @@ export interface HtmlFacts {
   /** hreflang alternates declared in <head>, raw as written. */
   hreflangs: { lang: string; href: string | null }[]
   feeds: string[]
-  headings: { level: number; text: string }[]
+  headings: HeadingFact[]
+  /**
+   * Words of the main content: the `main`/`article` regions when the page has one, else the body
+   * without nav, header, footer and aside. Words in adjacent blocks are counted apart.
+   */
   wordCount: number
+  /** Whether `wordCount` comes from a `main`/`article` region. */
+  mainRegion: boolean
+  /**
+   * How often each 2-3 word phrase of the title, first H1 and URL slug occurs in the main text
+   * (stemmed phrase key -> count), so keyphrases are reported with their real counts.
+   */
+  phraseCounts: [string, number][]
   /** Top content terms and bigrams of the main text (nav, header, footer, aside left out). */
   terms: [string, number][]
   /** Same-site and external links with href, deduplicated by target. */
@@ -43,12 +54,25 @@ export interface HtmlFacts {
   microdataTypes: string[]
   openGraph: Record<string, string>
   mixedContent: string[]
-  questions: { text: string; answered: boolean }[]
   lists: number
   tables: number
   author: string | null
   published: string | null
   modified: string | null
+  /** A byline shown in the page text ("By Ana Ruiz"), whatever the markup says. */
+  visibleByline: string | null
+  /** A full date shown in the page text ("March 3, 2025", "2025-03-03"). */
+  visibleDate: string | null
+}
+
+/** A heading as read: its level and text, and what follows it. */
+export interface HeadingFact {
+  level: number
+  text: string
+  /** A direct answer follows before the next heading: a paragraph of 5+ words, a list or a table. */
+  answered: boolean
+  /** All its text is the text of a link to another URL (a post title on an index page). */
+  linked: boolean
 }
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen'])
@@ -57,14 +81,25 @@ const IGNORE_TEXT = new Set(['script', 'style', 'noscript', 'template'])
 const BOILERPLATE = new Set(['nav', 'header', 'footer', 'aside'])
 const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'div', 'dl', 'fieldset', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul'])
 /** Elements whose end matters (collected text, ignored or boilerplate regions): they get a stack frame and an end-tag hook. */
-const TRACKED = new Set(['title', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'p', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'aside', 'head', 'body'])
+const TRACKED = new Set(['title', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'p', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'aside', 'head', 'body', 'main', 'article'])
+/** The main content region, when a page marks it. */
+const MAIN = new Set(['main', 'article'])
+/** Elements that start or end a block of text: words on either side of them are separate words. */
+const BLOCK = new Set([
+  ...CLOSES_P, 'body', 'br', 'li', 'dd', 'dt', 'td', 'th', 'tr', 'caption', 'figure', 'figcaption', 'details', 'summary', 'option', 'legend', 'label', 'button',
+  'title', 'img', 'input', 'select', 'textarea', 'center', 'menu', 'search',
+])
+/** A byline in a short block of text ("By Ana Ruiz", "Written by Ana Ruiz", "Par Jean Dupont"). */
+const BYLINE = /^(?:(?:[Ww]ritten|[Pp]osted|[Rr]eviewed) by|[Bb]y|[Aa]uthor:|[Pp]ar|[Pp]or|[Vv]on|[Dd]oor|[Aa]v)\s+(\p{Lu}[\p{L}'’.-]+(?:\s+\p{Lu}[\p{L}'’.-]+){0,3})/u
+const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?'
+/** A full date written out: "March 3, 2025", "3 March 2025" or "2025-03-03". */
+const VISIBLE_DATE = new RegExp(`\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{1,2}(?:st|nd|rd|th)? (?:${MONTHS})\\.?,? \\d{4}|\\d{4}-\\d{2}-\\d{2})\\b`, 'i')
 /** Every element the extractor looks at. */
 const HANDLED = new Set([
   ...TRACKED,
   ...CLOSES_P,
   ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main'],
 ])
-const QUESTION_START = /^(what|why|how|when|where|who|whom|which|can|could|does|do|did|is|are|should|will|would|was|were|quel|quelle|comment|pourquoi|qué|que|cómo|como|por qué|wie|was|warum|wann|wo)\b/i
 const MAX_TEXT = 200_000
 const MAX_LINKS = 300
 
@@ -78,11 +113,6 @@ interface AnchorState {
   nofollow: boolean
   chunks: { text: string; lang: string | null }[]
   bad: BadAnchor | null
-}
-
-/** Whether a heading reads as a question. */
-export function isQuestion(text: string): boolean {
-  return text.endsWith('?') || QUESTION_START.test(text)
 }
 
 /** The crawlable-anchors verdict of Lighthouse for one anchor, from its attributes alone. */
@@ -121,8 +151,10 @@ function jsonLdTypes(value: unknown, out: HtmlFacts['jsonLd']): void {
 export interface HtmlExtractor {
   /** Every start tag of the document. */
   element(el: TagElement): void
-  /** A raw text chunk (character references not decoded); `last` when it ends its text node. */
-  text(raw: string, last: boolean): void
+  /** A raw text chunk (character references not decoded). */
+  text(raw: string): void
+  /** An end tag as written (ends a block of text). */
+  endTag(name: string): void
   finish(): HtmlFacts
 }
 
@@ -143,6 +175,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     feeds: [],
     headings: [],
     wordCount: 0,
+    mainRegion: false,
+    phraseCounts: [],
     terms: [],
     links: [],
     externalLinks: 0,
@@ -154,25 +188,33 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     microdataTypes: [],
     openGraph: {},
     mixedContent: [],
-    questions: [],
     lists: 0,
     tables: 0,
     author: null,
     published: null,
     modified: null,
+    visibleByline: null,
+    visibleDate: null,
   }
   const stack: Frame[] = []
   let bodyStarted = false
   let title: string[] | null = null
-  let heading: { level: number; parts: string[] } | null = null
+  let heading: { level: number; parts: string[]; linkedChars: number; plainChars: number } | null = null
   let anchor: AnchorState | null = null
   let jsonLd: string[] | null = null
-  let pendingQuestion: { text: string; answered: boolean } | null = null
+  /** The last heading, until a direct answer to it is seen or the next heading starts. */
+  let pendingHeading: HeadingFact | null = null
   let answerParagraph: string[] | null = null
   const mainText: string[] = []
   let mainLength = 0
-  let wordCount = 0
-  let pendingWordText = ''
+  /** Words outside boilerplate, and of them those inside main/article. */
+  let bodyWords = 0
+  let regionWords = 0
+  let sawRegion = false
+  /** Text of the current block, with where it sits (a block never straddles a region boundary). */
+  let block = ''
+  let blockBoilerplate = false
+  let blockInRegion = false
   const seenLinks = new Set<string>()
   const https = base.protocol === 'https:'
 
@@ -180,12 +222,14 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   const openCount = new Map<string, number>()
   let ignoreDepth = 0
   let boilerplateDepth = 0
+  let regionDepth = 0
   const has = (tag: string) => (openCount.get(tag) ?? 0) > 0
   const push = (frame: Frame) => {
     stack.push(frame)
     openCount.set(frame.tag, (openCount.get(frame.tag) ?? 0) + 1)
     if (IGNORE_TEXT.has(frame.tag)) ignoreDepth++
     if (BOILERPLATE.has(frame.tag)) boilerplateDepth++
+    if (MAIN.has(frame.tag)) regionDepth++
   }
   const pop = () => {
     const f = stack.pop()
@@ -193,6 +237,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     openCount.set(f.tag, (openCount.get(f.tag) ?? 1) - 1)
     if (IGNORE_TEXT.has(f.tag)) ignoreDepth--
     if (BOILERPLATE.has(f.tag)) boilerplateDepth--
+    if (MAIN.has(f.tag)) regionDepth--
     return f
   }
   const currentLang = () => {
@@ -227,10 +272,32 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   const endHeading = () => {
     if (!heading) return
     const text = squash(heading.parts.join(''))
-    facts.headings.push({ level: heading.level, text: text.slice(0, 200) })
+    const entry: HeadingFact = { level: heading.level, text: text.slice(0, 200), answered: false, linked: heading.linkedChars > 0 && heading.plainChars === 0 }
+    facts.headings.push(entry)
     heading = null
-    if (pendingQuestion) facts.questions.push(pendingQuestion)
-    pendingQuestion = text && isQuestion(text) ? { text: text.slice(0, 200), answered: false } : null
+    pendingHeading = text ? entry : null
+  }
+  /** Ends the current block of text: counts its words and looks for a byline or date in it. */
+  const endBlock = () => {
+    if (!block) return
+    const text = block
+    block = ''
+    const n = countWords(text)
+    if (!blockBoilerplate) {
+      bodyWords += n
+      if (blockInRegion) regionWords += n
+      if (mainLength < MAX_TEXT) {
+        mainText.push(text, ' ')
+        mainLength += text.length + 1
+      }
+    }
+    if (n > 0 && n <= 14) {
+      const line = squash(text)
+      const byline = BYLINE.exec(line)
+      if (byline && !facts.visibleByline) facts.visibleByline = line.slice(0, 120)
+      const date = VISIBLE_DATE.exec(line)
+      if (date && !facts.visibleDate && Number.isFinite(Date.parse(date[0].replace(/(\d)(st|nd|rd|th)/i, '$1')))) facts.visibleDate = date[0]
+    }
   }
   const endAnchor = () => {
     if (!anchor) return
@@ -266,6 +333,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     element(el: TagElement) {
       const tag = el.tagName.toLowerCase()
       if (!bodyStarted && (tag === 'body' || (!HEAD_ONLY.has(tag) && !has('head')))) bodyStarted = true
+      // An article card inside an aside or footer is not the page's main content.
+      if (MAIN.has(tag) && bodyStarted && boilerplateDepth === 0) sawRegion = true
       if (CLOSES_P.has(tag) && has('p')) {
         if (answerParagraph) finishAnswer()
         popTo('p')
@@ -303,7 +372,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
         case 'h5':
         case 'h6':
           endHeading()
-          heading = { level: Number(tag[1]), parts: [] }
+          heading = { level: Number(tag[1]), parts: [], linkedChars: 0, plainChars: 0 }
           break
         case 'a': {
           endAnchor()
@@ -346,14 +415,14 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
         case 'ol':
         case 'dl':
           facts.lists++
-          if (pendingQuestion && !heading) answerFound()
+          if (pendingHeading && !heading) answerFound()
           break
         case 'table':
           facts.tables++
-          if (pendingQuestion && !heading) answerFound()
+          if (pendingHeading && !heading) answerFound()
           break
         case 'p':
-          if (pendingQuestion && !heading) answerParagraph = []
+          if (pendingHeading && !heading) answerParagraph = []
           break
         case 'time': {
           const dt = el.getAttribute('datetime')
@@ -363,7 +432,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
       }
     },
   }
-  // The elements and attributes the audit reads, in the order HTMLRewriter handlers registered for them would run.
+  // Handlers for attributes any element may carry (lang, itemprop, itemtype), run after the element's own handler.
   const onLang = (el: TagElement) => {
     // Runs after the handler of the same element above, whose frame (if tracked) is on top.
     const tag = el.tagName.toLowerCase()
@@ -391,7 +460,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const name = (el.getAttribute('itemtype') ?? '').trim().split('/').pop() ?? ''
     if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
   }
-  const onText = (raw: string, last: boolean) => {
+  const onText = (raw: string) => {
     if (!raw) return
     if (jsonLd) {
       jsonLd.push(raw)
@@ -401,23 +470,21 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const text = decodeEntities(raw)
     if (title) title.push(text)
     if (!bodyStarted) return
-    if (heading) heading.parts.push(text)
+    if (heading) {
+      heading.parts.push(text)
+      const chars = text.trim().length
+      if (anchor && anchor.href !== null && !anchor.href.trim().startsWith('#')) heading.linkedChars += chars
+      else heading.plainChars += chars
+    }
     if (anchor) anchor.chunks.push({ text, lang: currentLang() })
     if (answerParagraph) answerParagraph.push(text)
-    if (boilerplateDepth > 0) return
-    if (mainLength < MAX_TEXT) {
-      mainText.push(text)
-      mainLength += text.length
+    if (!block) {
+      blockBoilerplate = boilerplateDepth > 0
+      blockInRegion = regionDepth > 0
     }
-    // A chunk that ends its text node ends a word. Only the empty chunk HTMLRewriter sends after a
-    // text node carries that flag, and it is skipped above, so adjacent text nodes run together
-    // ("<li>a</li><li>b</li>" reads as one word); kept as it was, so audits do not change.
-    pendingWordText += last ? `${text} ` : text
-    if (last && mainLength < MAX_TEXT) mainText.push(' ')
-    if (/\s$/.test(pendingWordText) || pendingWordText.length > 4096) {
-      wordCount += countWords(pendingWordText)
-      pendingWordText = ''
-    }
+    block += text
+    // A long block is counted in parts, cut where a word ends.
+    if (block.length > 4096 && /\s$/.test(block)) endBlock()
   }
 
   function closeTitle() {
@@ -434,15 +501,14 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     }
   }
   function answerFound() {
-    if (!pendingQuestion) return
-    pendingQuestion.answered = true
-    facts.questions.push(pendingQuestion)
-    pendingQuestion = null
+    if (!pendingHeading) return
+    pendingHeading.answered = true
+    pendingHeading = null
   }
   function finishAnswer() {
     const text = squash((answerParagraph ?? []).join(''))
     answerParagraph = null
-    if (!pendingQuestion) return
+    if (!pendingHeading) return
     if (countWords(text) >= 5) answerFound()
   }
   function onMeta(el: TagElement) {
@@ -481,23 +547,32 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   return {
     element(el) {
       const tag = el.tagName.toLowerCase()
+      if (BLOCK.has(tag)) endBlock()
       if (HANDLED.has(tag)) onElement.element(el)
       if (el.hasAttribute('lang')) onLang(el)
       if (el.hasAttribute('itemprop')) onItemprop(el)
       if (el.hasAttribute('itemtype')) onItemtype(el)
     },
     text: onText,
+    endTag(name) {
+      if (BLOCK.has(name)) endBlock()
+    },
     finish() {
       endHeading()
       endAnchor()
-      if (pendingQuestion) facts.questions.push(pendingQuestion)
-      if (pendingWordText) wordCount += countWords(pendingWordText)
-      facts.wordCount = wordCount
-      const counts = termCounts(mainText.join(''))
-      facts.terms = topEntries(counts, 40)
+      endBlock()
+      facts.mainRegion = sawRegion
+      facts.wordCount = sawRegion ? regionWords : bodyWords
+      const main = mainText.join('')
+      facts.terms = topEntries(termCounts(main), 40)
+      const h1 = facts.headings.find((x) => x.level === 1)?.text ?? ''
+      const keys = new Set([...phrasesOf(facts.titles[0] ?? '').keys(), ...phrasesOf(h1).keys(), ...phrasesOf(slugWords(pageUrl)).keys()])
+      facts.phraseCounts = [...countPhrases(main, keys)].slice(0, 200)
       facts.published ??= facts.jsonLd.datePublished
       facts.modified ??= facts.jsonLd.dateModified
       if (!facts.author && facts.jsonLd.author) facts.author = 'JSON-LD author'
+      if (!facts.author && facts.visibleByline) facts.author = `byline "${facts.visibleByline}"`
+      facts.published ??= facts.visibleDate
       return facts
     },
   }
@@ -507,7 +582,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
 /** The facts of an HTML document given as text. */
 export function extractHtmlText(html: string, pageUrl: string): HtmlFacts {
   const extractor = htmlExtractor(pageUrl)
-  tokenizeHtml(html, { element: (el) => extractor.element(el), text: (raw) => extractor.text(raw, false) })
+  tokenizeHtml(html, extractor)
   return extractor.finish()
 }
 

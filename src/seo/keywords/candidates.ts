@@ -1,4 +1,4 @@
-import { stem, termPairs } from '../../audit/text'
+import { stem, termPairs } from '../../lib/text'
 import type { SitePage } from '../site-pages'
 
 /** A keyword candidate from the topic or the site's own pages: no metrics, nothing measured. */

@@ -13,7 +13,7 @@ const STOPWORDS = new Set(
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—', ndash: '–', hellip: '…', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', copy: '©' }
 
-/** Decodes the HTML character references HTMLRewriter leaves in text and attribute values. */
+/** Decodes the HTML character references the tokenizer leaves in text and attribute values. */
 export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, body: string) => {
@@ -84,4 +84,77 @@ export function termCounts(text: string, withBigrams = true): Map<string, number
 /** The `n` largest entries of a count map. */
 export function topEntries(counts: Map<string, number>, n: number): [string, number][] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n)
+}
+
+/** The last path segment of a URL as words ("/blog/trail-running-shoes" -> "trail running shoes"). */
+export function slugWords(url: string): string {
+  let path: string
+  try {
+    path = new URL(url).pathname
+  } catch {
+    return ''
+  }
+  const segments = path.split('/').filter(Boolean)
+  let last = segments[segments.length - 1] ?? ''
+  try {
+    last = decodeURIComponent(last)
+  } catch {
+    // keep the raw segment
+  }
+  return last.replace(/\.[a-z0-9]+$/i, '').replace(/[-_.]+/g, ' ')
+}
+
+/** A word as the phrase functions compare it: lower-cased, possessive and trailing quotes dropped. */
+function bare(word: string): string {
+  return word.replace(/['’]s$/, '').replace(/['’]+$/, '')
+}
+
+function isContentWord(word: string): boolean {
+  return word.length > 2 && !STOPWORDS.has(word) && !/^\d+$/.test(word)
+}
+
+/**
+ * The 2-3 word phrases a text says: runs of adjacent content words (a stopword, number or short
+ * word ends a run, so every phrase occurs in the text as written). Stemmed key -> the words as
+ * written. A phrase never starts or ends with a `skip` stem (a brand name in every title), though
+ * one may sit inside it. `acrossStopwords` lets runs pass over stopwords, numbers and short words
+ * (the phrases then need not occur as written).
+ */
+export function phrasesOf(text: string, skip: ReadonlySet<string> = new Set(), acrossStopwords = false): Map<string, string> {
+  const out = new Map<string, string>()
+  let run: { stem: string; word: string }[] = []
+  const flush = () => {
+    for (let n = 2; n <= 3; n++) {
+      for (let i = 0; i + n <= run.length; i++) {
+        const part = run.slice(i, i + n)
+        if (skip.has(part[0].stem) || skip.has(part[n - 1].stem)) continue
+        const key = part.map((t) => t.stem).join(' ')
+        if (!out.has(key)) out.set(key, part.map((t) => t.word).join(' '))
+      }
+    }
+    run = []
+  }
+  for (const raw of words(text)) {
+    const word = bare(raw)
+    const s = stem(word)
+    if (!isContentWord(word)) {
+      if (!acrossStopwords) flush()
+    } else run.push({ stem: s, word })
+  }
+  flush()
+  return out
+}
+
+/** How often each stemmed phrase key occurs in a text, as adjacent words (keys never seen are left out). */
+export function countPhrases(text: string, keys: ReadonlySet<string>): Map<string, number> {
+  const out = new Map<string, number>()
+  if (!keys.size) return out
+  const stems = words(text).map((w) => stem(bare(w)))
+  for (let i = 0; i < stems.length; i++) {
+    for (let n = 2; n <= 3 && i + n <= stems.length; n++) {
+      const key = stems.slice(i, i + n).join(' ')
+      if (keys.has(key)) out.set(key, (out.get(key) ?? 0) + 1)
+    }
+  }
+  return out
 }
