@@ -97,7 +97,7 @@ function normalize(text: string): string {
   return text
     .toLowerCase()
     .replace(/[’`]/g, "'")
-    .replace(/^[\s"'“”«»¡¿(\[]+/u, '')
+    .replace(/^[\s"'“”«»¡¿([]+/u, '')
     .replace(/\s+/g, ' ')
     .trim()
 }
