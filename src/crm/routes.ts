@@ -76,7 +76,7 @@ export function crmRoutes() {
     return c.json({ status: 200, response: { ...connectionView(null, c.env), disconnected: removed } })
   })
 
-  app.post('/builtin/objects/:type', { operationId: 'createBuiltinCrmObject', summary: 'Create a record in the built-in CRM', params: typeParam, body: { schema: CreateObjectBody, examples: [{ properties: { email: 'ada@example.com', firstname: 'Ada' } }] }, response: { status: 201, description: 'The record', schema: { type: 'object' } }, errors: [404] }, async (c) => {
+  app.post('/builtin/objects/:type', { operationId: 'createBuiltinCrmObject', summary: 'Create a record in the built-in CRM', params: typeParam, body: { schema: CreateObjectBody, examples: [{ properties: { email: 'ada@example.com', firstname: 'Ada' } }] }, response: { status: 201, description: 'The record', schema: { type: 'object' } }, errors: [404, 409] }, async (c) => {
     const type = objectTypeParam(c.req.param('type'))
     const body = await readValidBody(c, CreateObjectBody)
     const properties = parsePropertyValues(typeof body.properties === 'string' ? body.properties : JSON.stringify(body.properties))

@@ -147,6 +147,11 @@ async function expectAccessible(page: Page) {
   expect(bad).toEqual([])
 }
 
+/** Waits until the run detail shows this run: an earlier detail stays on the page until the new one is read. */
+async function openedRun(page: Page, id: string) {
+  await page.waitForSelector(`#run-detail h2:has-text("${id}")`)
+}
+
 async function signIn(page: Page) {
   await page.goto(`${url}/console`)
   await page.fill('#token', token)
@@ -174,7 +179,7 @@ describe('the console in headless Chromium', () => {
     await page.click('#runs-filter button[type=submit]')
     await expect.poll(() => page.$$eval('#runs-body tr', (trs) => trs.map((tr) => tr.querySelector('.badge')?.textContent))).not.toContain('succeeded')
     await page.click(`button[aria-label="Open run ${ids.failed}"]`)
-    await page.waitForSelector('#run-detail h2')
+    await openedRun(page, ids.failed)
     const failed = (await page.textContent('#run-detail')) ?? ''
     expect(failed).toContain('"password": "[redacted]"')
     expect(failed).toContain('UPSTREAM_FAILED')
@@ -185,8 +190,8 @@ describe('the console in headless Chromium', () => {
     await page.click('#runs-filter button[type=submit]')
     await page.waitForSelector(`button[aria-label="Open run ${ids.running}"]`)
     await page.click(`button[aria-label="Open run ${ids.running}"]`)
-    await page.waitForSelector('#run-detail h2')
-    expect(await page.textContent('#run-detail')).toContain('refreshing every 2 seconds')
+    await openedRun(page, ids.running)
+    await expect.poll(async () => (await page.textContent('#run-detail')) ?? '').toContain('refreshing every 2 seconds')
     const before = requests.filter((r) => r.includes(`/v1/runs/${ids.running}`)).length
     await expect.poll(() => requests.filter((r) => r.includes(`/v1/runs/${ids.running}`)).length, { timeout: 10_000 }).toBeGreaterThan(before)
 
