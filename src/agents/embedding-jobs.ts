@@ -19,8 +19,17 @@ export interface EmbedRun {
   more: boolean
 }
 
+/** The run of this isolate in progress: runs go one after another, so a burst of writes is embedded once. */
+let running: Promise<unknown> = Promise.resolve()
+
 /** Embeds up to `batches` batches of agents lacking a current vector. */
-export async function embedPending(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
+export function embedPending(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
+  const run = running.then(() => embedBatches(env, fetch, log, batches))
+  running = run.catch(() => {})
+  return run
+}
+
+async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
   const embedder = createEmbedder(env, fetch)
   if (!embedder) return { embedded: 0, more: false }
   let embedded = 0

@@ -90,6 +90,8 @@ async function load(fetchAsset: AssetFetch): Promise<Loaded> {
   const artifacts = (await modelRes.json()) as { modelTopology: object; weightSpecs: tf.io.WeightsManifestEntry[] }
   const weightData = await weightsRes.arrayBuffer()
   const vocabulary = (await vocabRes.json()) as [string, number][]
+  // nodejs_compat makes tfjs think it runs in Node (it would suggest its native backend); it does not.
+  tf.env().set('IS_NODE', false)
   await tf.setBackend('cpu')
   const model = await loadGraphModel(tf.io.fromMemory({ modelTopology: artifacts.modelTopology, weightSpecs: artifacts.weightSpecs, weightData }))
   return { tokenizer: new Tokenizer(vocabulary), model }

@@ -227,18 +227,25 @@ async function correctionsOf(db: D1Database, read: Read, indexVersion: string | 
     ask.forEach((term, j) => {
       const counts = new Map<string, number>()
       for (const w of texts[j].toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1)
-      const near = [...counts.keys()]
+      const found = [...counts.keys()]
         .map((w) => ({ w, d: editDistance(term, w), n: counts.get(w)! }))
         .filter((c) => c.w !== term && c.d <= (term.length >= 8 ? 2 : 1) && c.w.length >= 3)
         .sort((a, b) => a.d - b.d || b.n - a.n || (a.w < b.w ? -1 : 1))
-        .slice(0, MAX_CORRECTIONS)
-        .map((c) => c.w)
+      // Only the nearest spellings: "invocies" means "invoices", not also "invoice" (one stem, counted twice).
+      const near = found.filter((c) => c.d === found[0].d).slice(0, MAX_CORRECTIONS).map((c) => c.w)
       const i = unknown.indexOf(term)
       out[i] = near
       if (indexVersion) corrections.set(`${indexVersion}|${term}`, near, 64 + 16 * near.length)
     })
   }
   return out.map((c) => c ?? [])
+}
+
+/** The lists without repeats of one already kept (same agents, same relevance). */
+function distinctLists<T extends { list: PhraseList }>(lists: T[]): T[] {
+  const same = (a: PhraseList, b: PhraseList) =>
+    a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
+  return lists.filter((l, i) => !lists.slice(0, i).some((k) => same(k.list, l.list)))
 }
 
 /** The list with every relevance scaled by `by`. */
@@ -292,7 +299,8 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     if (near.length > 0) {
       const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
       await readLists(db, read, fixes)
-      const typoLists = knownLists(fixes).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+      // Spellings of one stem ("invoice", "invoices") have the same list: it counts once.
+      const typoLists = distinctLists(knownLists(fixes)).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
       if (typoLists.length > 0) matches = { ...sumLists([...knownLists(phrases), ...typoLists]), match: '' }
     }
   }
