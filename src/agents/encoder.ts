@@ -106,20 +106,20 @@ export function offlineEncoder(fetchAsset: AssetFetch): SentenceEncoder {
     async embed(texts) {
       if (!loading) loading = load(fetchAsset).catch((err) => ((loading = null), Promise.reject(err)))
       const { tokenizer, model } = await loading
-      const out: Float32Array[] = []
-      for (const text of texts) {
-        const tokens = tokenizer.encode(text)
-        if (tokens.length === 0) {
-          out.push(new Float32Array(ENCODER_DIMENSIONS))
-          continue
-        }
-        const indices = tf.tensor2d(tokens.map((_, i) => [0, i]), [tokens.length, 2], 'int32')
-        const values = tf.tensor1d(tokens, 'int32')
-        const result = (await model.executeAsync({ indices, values })) as tf.Tensor
-        const vector = new Float32Array(await result.data())
-        tf.dispose([indices, values, result])
-        out.push(normalize(vector))
-      }
+      // One graph run for all texts: the sparse input (text index, token position) batches them.
+      const tokens = texts.map((t) => tokenizer.encode(t))
+      const out: Float32Array[] = texts.map(() => new Float32Array(ENCODER_DIMENSIONS))
+      const live = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.length > 0)
+      if (live.length === 0) return out
+      const pairs: number[][] = []
+      const ids: number[] = []
+      live.forEach(({ t }, row) => t.forEach((id, col) => (pairs.push([row, col]), ids.push(id))))
+      const indices = tf.tensor2d(pairs, [pairs.length, 2], 'int32')
+      const values = tf.tensor1d(ids, 'int32')
+      const result = (await model.executeAsync({ indices, values })) as tf.Tensor
+      const data = await result.data()
+      tf.dispose([indices, values, result])
+      live.forEach(({ i }, row) => (out[i] = normalize(Float32Array.from(data.subarray(row * ENCODER_DIMENSIONS, (row + 1) * ENCODER_DIMENSIONS)))))
       return out
     },
   }

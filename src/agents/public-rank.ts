@@ -15,6 +15,9 @@ export interface PublicState extends CatalogPoint {
 }
 
 let state: PublicState | null = null
+
+/** Bytes held by the public ranking state. */
+export const publicStateBytes = () => state?.executions.byteLength ?? 0
 /** When a search of this isolate started loading the state, or 0; searches meanwhile rank in D1. */
 let loadingSince = 0
 /** A load that has not finished by then was abandoned (its request cancelled). */

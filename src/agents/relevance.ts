@@ -15,6 +15,9 @@ import { phrase } from './query'
  */
 const listCache = new ByteLru<PhraseList>(16 * 2 ** 20)
 
+/** Bytes held by the relevance list cache and the scratch arrays. */
+export const relevanceBytes = () => listCache.bytes + acc.byteLength + seen.byteLength
+
 function cachedList(key: string | null): PhraseList | undefined {
   return key ? listCache.get(key) : undefined
 }

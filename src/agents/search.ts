@@ -19,11 +19,33 @@ import {
 import { agentsByRowidQuery } from '../db/public-agents'
 import { ByteLru } from '../lib/lru'
 import type { Embedder } from './embedder'
-import { fuse, queryVector, type Semantic } from './hybrid'
-import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
+import { fuse, queryVector, queryVectorBytes, type Semantic } from './hybrid'
+import { catalogPoint, publicRanker, publicStateBytes, type PublicRanker, type RankedAgent } from './public-rank'
 import { editDistance, phrase, queryTerms, trigramMatch } from './query'
-import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
-import { vectorIndex } from './vector-index'
+import { absorb, candidatesOf, relevanceBytes, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
+import { vectorIndex, vectorIndexBytes } from './vector-index'
+
+/**
+ * Search's per-isolate state, and its one policy: everything is derived from D1 and keyed by (or
+ * checked against) the version of what it was derived from, so a stale entry is never served, only
+ * left to age out; each piece is bounded by bytes. The pieces: the page cache (public pages, by
+ * catalog version, 8 MB, below); relevance lists per phrase (by index version, 16 MB, relevance.ts);
+ * typo corrections (by index version, 1 MB, below); query vectors (by embedder and text, 4 MB,
+ * hybrid.ts); public executions by rowid (by catalog version, kept current from the change log,
+ * public-rank.ts); the vector index (by vector sequence, at most VECTOR_REFRESH_MS behind,
+ * MAX_VECTORS agents, vector-index.ts). `searchMemory` adds them up.
+ */
+export function searchMemory(): Record<string, number> {
+  const parts = {
+    page_cache: pageCache.bytes + askedOnce.size * 48,
+    relevance_lists: relevanceBytes(),
+    typo_corrections: corrections.bytes,
+    query_vectors: queryVectorBytes(),
+    public_state: publicStateBytes(),
+    vector_index: vectorIndexBytes(),
+  }
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
+}
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
 export const VECTOR_REFRESH_MS = 1000

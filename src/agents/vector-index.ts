@@ -147,6 +147,9 @@ export async function vectorIndex(db: D1Database, embedder: string, maxAgeMs: nu
   return refreshing
 }
 
+/** Bytes held by this isolate's vector index. */
+export const vectorIndexBytes = () => index?.bytes ?? 0
+
 /** Drops this isolate's index (tests). */
 export function resetVectorIndex(): void {
   index = null
