@@ -5,6 +5,7 @@
  * search only). An embedder's id names its model, so vectors of another model are never compared.
  */
 import type { Env } from '../env'
+import { ApiError } from '../http/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { normalize, offlineEncoder, type AssetFetch } from './encoder'
 
@@ -21,12 +22,13 @@ export type EmbedderKind = (typeof EMBEDDER_KINDS)[number]
 const DEFAULT_WORKERS_AI_MODEL = '@cf/baai/bge-base-en-v1.5'
 const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small'
 
-export class EmbedderSettingError extends Error {}
+/** A setting that cannot work: 503 naming it (the operator has to fix it). */
+const settingError = (message: string) => new ApiError('NOT_CONFIGURED', message)
 
 /** The configured kind; an unknown value is a setting error rather than a silent fallback. */
 export function embedderKind(env: Env): EmbedderKind {
   const raw = env.SEARCH_EMBEDDER?.trim() || 'offline'
-  if (!(EMBEDDER_KINDS as readonly string[]).includes(raw)) throw new EmbedderSettingError(`SEARCH_EMBEDDER must be one of ${EMBEDDER_KINDS.join(', ')}`)
+  if (!(EMBEDDER_KINDS as readonly string[]).includes(raw)) throw settingError(`SEARCH_EMBEDDER must be one of ${EMBEDDER_KINDS.join(', ')}`)
   return raw as EmbedderKind
 }
 
@@ -50,7 +52,7 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
       return { id: 'offline:use-lite-512-u8', embed: offlineEncoder(assetFetch(env)).embed }
     case 'workers-ai': {
       const ai = env.AI
-      if (!ai) throw new EmbedderSettingError('SEARCH_EMBEDDER=workers-ai needs the AI binding')
+      if (!ai) throw settingError('SEARCH_EMBEDDER=workers-ai needs the AI binding')
       const model = env.SEARCH_EMBEDDING_MODEL?.trim() || DEFAULT_WORKERS_AI_MODEL
       return {
         id: `workers-ai:${model}`,
@@ -63,7 +65,7 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
     }
     case 'openai': {
       const base = env.SEARCH_EMBEDDING_BASE_URL?.trim()
-      if (!base) throw new EmbedderSettingError('SEARCH_EMBEDDER=openai needs SEARCH_EMBEDDING_BASE_URL')
+      if (!base) throw settingError('SEARCH_EMBEDDER=openai needs SEARCH_EMBEDDING_BASE_URL')
       const model = env.SEARCH_EMBEDDING_MODEL?.trim() || DEFAULT_OPENAI_MODEL
       const key = env.SEARCH_EMBEDDING_API_KEY?.trim()
       return {
