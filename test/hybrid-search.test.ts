@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { agentText, createEmbedder, type Embedder } from '../src/agents/embedder'
+import fc from 'fast-check'
+import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
 import { normalize } from '../src/agents/encoder'
 import { LEXICAL_K, LEXICAL_WEIGHT, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { searchCatalog } from '../src/agents/search'
@@ -12,7 +13,7 @@ const noFetch = async () => new Response('no network in tests', { status: 599 })
 
 describe('the offline encoder', () => {
   it('runs in the Worker from the static assets and puts paraphrases nearer than unrelated tasks', async () => {
-    const embedder = createEmbedder(env, noFetch)!
+    const embedder = createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, noFetch)!
     expect(embedder.id).toMatch(/^offline:/)
     const [a, b, c] = await embedder.embed(['get the transcript of a youtube video', 'download what is said in a video clip', 'pay supplier invoices at month end'])
     expect(a.length).toBe(512)
@@ -156,5 +157,43 @@ describe('hybrid search pages', () => {
     const query = target.name.split(' ')[0]
     const hits = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: 'all', limit: 100, page: 0, embedder: hashEmbedder })
     expect(hits.some((h) => h.rowid === target.rowid)).toBe(true)
+  })
+})
+
+describe('search input as data', () => {
+  it('answers any query text with scores in [0, 1], operators and quotes inert, in the hybrid path', async () => {
+    const viewer = { accountId: 'acc_nobody', teamIds: [] }
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND')), async (query) => {
+        const hits = await searchCatalog(env.DB, { viewer, query, filter: 'public', limit: 5, page: 0, embedder: hashEmbedder, minScore: 0 })
+        for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('accepts from an embeddings endpoint only finite vectors of one length, unit length once read', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 3 }), (data, count) => {
+        let vectors: Float32Array[] | null = null
+        try {
+          vectors = vectorsOf(data, count, 'test endpoint')
+        } catch (err) {
+          expect(err).toBeInstanceOf(Error)
+          return
+        }
+        expect(vectors.length).toBe(count)
+        for (const v of vectors) {
+          expect(v.length).toBe(vectors[0].length)
+          const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0))
+          expect(Number.isFinite(norm)).toBe(true)
+          expect(norm === 0 || Math.abs(norm - 1) < 1e-3).toBe(true)
+        }
+      }),
+      { numRuns: 300 },
+    )
+    expect(vectorsOf([[3, 4]], 1, 'x')[0][0]).toBeCloseTo(0.6, 5)
+    expect(() => vectorsOf([[1, Number.NaN]], 1, 'x')).toThrow()
+    expect(() => vectorsOf([[1, 2], [1]], 2, 'x')).toThrow()
   })
 })
