@@ -10,10 +10,11 @@
  * 2-core machine, so the whole half would take an hour). Ours runs through the real Worker under
  * `wrangler dev`, agents embedded by its cron; the peers run over the same texts in this process:
  * MiniSearch with our stop words, a suffix stemmer, 10:4 name/description boosts, fuzzy 0.2 and
- * prefix search; Orama with typo tolerance 1 and a name boost; the offline encoder alone (cosine).
+ * prefix search; Orama with typo tolerance 1, a name boost and threshold 1 (any word may match, as in ours); the offline encoder alone (cosine).
  * Then the dev set (test/fixtures/search-dev-set.json, over the demo catalog): figures per kind, the
  * `min_score` threshold keeping 95% of answerable queries' right agents, and how many no-match
  * queries it refuses. Last line: `top1 ours=<x> best_peer=<y> ndcg10 ours=<x> best_peer=<y>`.
+ * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -102,7 +103,16 @@ const mini = new MiniSearch({
 mini.addAll(agents)
 const orama = create({ schema: { id: 'string', name: 'string', description: 'string' } })
 await insertMultiple(orama, agents.map((a) => ({ id: a.id, name: a.name, description: a.description })))
-const oramaRank = async (q) => (await oramaSearch(orama, { term: q, properties: ['name', 'description'], boost: { name: 2.5 }, tolerance: 1, limit: 10 })).hits.map((h) => h.document.id)
+const oramaRank = async (q) => (await oramaSearch(orama, { term: q, properties: ['name', 'description'], boost: { name: 2.5 }, tolerance: 1, threshold: 1, limit: 10 })).hits.map((h) => h.document.id)
+
+const lexicalPeers = {
+  'MiniSearch (stop words, stemming, boosts, fuzzy, prefix)': metrics(queries.map(({ query, id }) => ({ id, ranked: mini.search(query).map((r) => r.id) }))),
+  'Orama (typo tolerance 1, name boost)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query) })))),
+}
+if (args.includes('--lexical-peers')) {
+  for (const [name, m] of Object.entries(lexicalPeers)) console.log(`${name.padEnd(58)} top1=${m.top1.toFixed(4)} recall5=${m.recall5.toFixed(4)} mrr10=${m.mrr10.toFixed(4)} ndcg10=${m.ndcg10.toFixed(4)}`)
+  process.exit(0)
+}
 
 // The offline encoder alone, run here from the same assets the Worker reads.
 const { offlineEncoder } = await import('../src/agents/encoder.ts')
@@ -119,8 +129,7 @@ const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0)
 console.log(`encoder: ${agents.length} agents and ${queries.length} queries embedded in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 
 const peers = {
-  'MiniSearch (stop words, stemming, boosts, fuzzy, prefix)': metrics(queries.map(({ query, id }) => ({ id, ranked: mini.search(query).map((r) => r.id) }))),
-  'Orama (typo tolerance 1, name boost)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query) })))),
+  ...lexicalPeers,
   'offline encoder alone (cosine)': metrics(
     queries.map(({ id }, i) => ({ id, ranked: agents.map((a, j) => ({ id: a.id, s: dot(queryVectors[i], agentVectors[j]) })).sort((x, y) => y.s - x.s).slice(0, 10).map((x) => x.id) })),
   ),
