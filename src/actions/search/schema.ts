@@ -19,7 +19,7 @@ export const SearchInput = z.strictObject({
     .min(0)
     .max(1)
     .optional()
-    .describe('Extension: leave out hits scoring below this (0-1). Unset returns every match. README, "Search score", gives the calibrated threshold'),
+    .describe('Extension: leave out hits scoring below this (0-1). Unset returns every match (README, "Search score": how the score is calibrated)'),
   format: z
     .enum(TOOL_FORMATS)
     .default('openai')
