@@ -26,6 +26,9 @@ export default defineConfig(async () => {
                   QUEUE_WAIT_DEFAULT_SECONDS: '10',
                   // Outbound host names are resolved (the SSRF check) by the fake resolver below.
                   OUTBOUND_DOH_URL: TEST_DOH_URL,
+                  // The offline encoder costs seconds of CPU per catalog: only the search tests that
+                  // are about it turn it on (with an env of their own), so other files stay lexical.
+                  SEARCH_EMBEDDER: 'none',
                 },
                 // Tests never touch the internet: anything that reaches here, but DNS queries to the
                 // fake resolver, was not mocked by a test.

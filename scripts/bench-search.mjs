@@ -7,8 +7,19 @@
  * word and trigram indexes are built row by row), so that load takes about two hours. `--reuse` measures
  * the catalog an earlier run of the same size left in .bench/ instead of loading it again. Search is first measured on the
  * fresh isolate, then after `--warmup` seconds (20 by default) of distinct queries.
+ *
+ * Queries are real request text: MetaTool's labelled queries (they never repeat), in a fixed order.
+ * Writes are mixed in at the rate callers make them: for every 100 searches, one agent update (new
+ * description, which moves the index version and clears that agent's vector) and ten invocations
+ * (which move popularity). Agents get vectors as the cron would leave them, but made here: each is
+ * the normalized sum of the offline encoder's vectors of its words (embedding 100,000 texts with the
+ * encoder takes hours on 2 cores; throughput and memory depend on the dimension, not on the values).
+ * `--embedder none` measures the lexical-only path. The Worker prints its per-isolate search memory
+ * (GET /v1/admin/search-memory), reported at the end.
  */
+import { readFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { renderSql } from './seed/build.mjs'
 import { createBenchToken, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 
@@ -22,6 +33,7 @@ const CONCURRENCY = opt('concurrency', 16)
 const SECONDS = opt('seconds', 15)
 const REUSE = args.includes('--reuse')
 const WARMUP = opt('warmup', 20)
+const EMBEDDER = args.includes('--embedder') ? args[args.indexOf('--embedder') + 1] : 'offline'
 
 // Deterministic generator (mulberry32) so every run searches the same catalog.
 let seed = 42
@@ -70,14 +82,36 @@ function agentSql(from, to, now) {
   const rows = []
   for (let i = from; i < to; i++) {
     const vis = i % 50 === 0 ? 'private' : 'public'
+    const name = title(phrase(3))
+    const description = `${title(phrase(12))}. ${phrase(10)}.`
+    texts[i] = `${name} ${description}`
     rows.push({
       sql: `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
             VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, 'acc_benchowner', 'studio', ?, ?, ?, ?, ?, ?)`,
-      params: [`bench${i}`, title(phrase(3)), `${title(phrase(12))}. ${phrase(10)}.`, vis, Math.floor(1000 * rand() ** 4), JSON.stringify(params), workflow, 'topic Topic to work on', now, now],
+      params: [`bench${i}`, name, description, vis, Math.floor(1000 * rand() ** 4), JSON.stringify(params), workflow, 'topic Topic to work on', now, now],
     })
   }
   return renderSql(rows)
 }
+
+const texts = []
+
+/** Vector rows for agents from..to: each the normalized sum of its words' encoder vectors, as int8 codes. */
+function vectorSql(from, to, wordVectors) {
+  const rows = []
+  for (let i = from; i < to; i++) {
+    const v = new Float32Array(512)
+    for (const w of texts[i].toLowerCase().match(/[a-z]+/g)) {
+      const wv = wordVectors.get(w)
+      if (wv) for (let d = 0; d < 512; d++) v[d] += wv[d]
+    }
+    const norm = Math.hypot(...v) || 1
+    const hex = Buffer.from(Int8Array.from(v, (x) => Math.max(-127, Math.min(127, Math.round((127 * x) / norm)))).buffer).toString('hex')
+    rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${hex}', ${i + 1})`)
+  }
+  return `INSERT INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`
+}
+const EMBEDDER_ID = 'offline:use-lite-512-u8'
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN
@@ -113,7 +147,16 @@ const t0 = Date.now()
 const sql = [renderSql([{ sql: 'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)', params: ['acc_benchowner', 'bench owner', now] }])]
 // The generator runs either way, so the queries below are the same with or without --reuse.
 for (let i = 0; i < AGENTS; i += 20_000) sql.push(agentSql(i, Math.min(AGENTS, i + 20_000), now))
-const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? [] : sql, fresh: !REUSE })
+if (EMBEDDER !== 'none' && !REUSE) {
+  const { offlineEncoder } = await import('../src/agents/encoder.ts')
+  const encoder = offlineEncoder(async (path) => new Response(readFileSync(join('assets', path))))
+  const vocab = [...new Set(texts.join(' ').toLowerCase().match(/[a-z]+/g))]
+  const wordVectors = new Map()
+  for (let i = 0; i < vocab.length; i += 64) (await encoder.embed(vocab.slice(i, i + 64))).forEach((v, j) => wordVectors.set(vocab[i + j], v))
+  console.log(`embedded the catalog's ${vocab.length} distinct words`)
+  for (let i = 0; i < AGENTS; i += 2000) sql.push(vectorSql(i, Math.min(AGENTS, i + 2000), wordVectors))
+}
+const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? [] : sql, fresh: !REUSE, vars: { SEARCH_EMBEDDER: EMBEDDER } })
 console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; concurrency ${CONCURRENCY}, ${SECONDS} s per route in 5 alternating windows`)
 try {
   // What the cron does within 15 minutes of a catalog change: merge the text indexes.
@@ -121,23 +164,47 @@ try {
   console.log(`cron: ${upkeep.runs} runs in ${upkeep.seconds.toFixed(1)} s (text index upkeep)`)
   const { token } = await createBenchToken(server, 'bench')
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-  const queries = Array.from({ length: 500 }, () => phrase(1 + Math.floor(rand() * 4)))
+  const admin = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' }
+  const owner = await fetch(`${server.url}/v1/admin/accounts/acc_benchowner/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'owner' }) }).then((r) => r.json())
+  const ownerHeaders = { authorization: `Bearer ${owner.response.token}`, 'content-type': 'application/json' }
+  await fetch(`${server.url}/v1/admin/accounts/acc_benchowner`, { method: 'PATCH', headers: admin, body: JSON.stringify({ rate_limit_per_minute: 1_000_000_000, rate_limit_per_day: 1_000_000_000 }) }).then((r) => r.arrayBuffer())
+  const metatool = readFileSync(join('..', 'shared', 'benchmarks', 'metatool', 'all_clean_data.csv'), 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => (line.startsWith('"') ? line.slice(1, line.indexOf('",')) : line.slice(0, line.lastIndexOf(','))).replace(/""/g, '"').trim())
+    .filter(Boolean)
+  const distinct = [...new Set(metatool)].sort(() => rand() - 0.5)
+  const queries = distinct.slice(0, 500)
   let q = 0
   // Warm up both paths once.
   await fetch(`${server.url}/v1/me`, { headers }).then((r) => r.arrayBuffer())
   await fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'sales report' }) }).then((r) => r.arrayBuffer())
-  let u = 0
+  let u = 500
+  let searches = 0
+  /** A search, and after every 100 of them one agent update and ten invocations (errors counted like searches'). */
+  const withWrites = (make) => () => {
+    const n = searches++
+    if (n % 100 === 0) {
+      const id = `bench${Math.floor(rand() * AGENTS)}`
+      return fetch(`${server.url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
+    }
+    if (n % 100 <= 10) {
+      const id = `bench${Math.floor(rand() * AGENTS)}`
+      return fetch(`${server.url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
+    }
+    return make()
+  }
   const routes = [
     { label: 'trivial', make: () => fetch(`${server.url}/v1/me`, { headers }) },
-    // Every query new (a number no other query has): nothing can come from the page cache.
+    // Every query new (real request text, never asked before): nothing can come from the page cache.
     {
-      label: 'search (all queries distinct)',
-      make: () => fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: `${phrase(1 + (u % 4))} ${u++}`, limit: 10 }) }),
+      label: 'search (all queries distinct, writes mixed in)',
+      make: withWrites(() => fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: distinct[u++ % distinct.length], limit: 10 }) })),
     },
     // A pool of 500 queries asked again and again, as callers repeat searches: the page cache serves repeats.
     {
-      label: 'search (500-query pool)',
-      make: () => fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) }),
+      label: 'search (500-query pool, writes mixed in)',
+      make: withWrites(() => fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) })),
     },
   ].map((r) => ({ ...r, latencies: [], errors: 0 }))
   // A fresh isolate knows no phrase yet: measure that first, then let it warm up the way a serving
@@ -151,6 +218,8 @@ try {
   const ROUNDS = 5
   for (let round = 0; round < ROUNDS; round++) for (const r of routes) await measureWindow(r, SECONDS / ROUNDS, r.make)
   const [trivial, cold, search] = routes.map((r) => ({ rps: report(r.label, r) }))
+  const memory = await fetch(`${server.url}/v1/admin/search-memory`, { headers: admin }).then((r) => r.json())
+  console.log(`per-isolate search memory at ${AGENTS} agents: ${JSON.stringify(memory.response)}`)
   console.log(`cold search/trivial rps ratio=${(cold.rps / trivial.rps).toFixed(3)}`)
   console.log(`search/trivial rps ratio=${(search.rps / trivial.rps).toFixed(3)}`)
 } finally {

@@ -55,6 +55,16 @@ export interface Env {
   /** Contact put in the outbound User-Agent (EDGAR and others ask for one). */
   CONTACT_EMAIL?: string
 
+  /** Static assets (assets/, built by scripts/build-encoder.mjs): the offline search encoder's files. */
+  ASSETS?: Fetcher
+  /** Search embedder: "offline" (default, shipped encoder), "workers-ai" (AI binding), "openai" (SEARCH_EMBEDDING_BASE_URL) or "none" (lexical only). */
+  SEARCH_EMBEDDER?: string
+  /** Embedding model: for workers-ai default @cf/baai/bge-base-en-v1.5; for openai default text-embedding-3-small. */
+  SEARCH_EMBEDDING_MODEL?: string
+  /** Base URL of an OpenAI-compatible embeddings API (POST <base>/embeddings), for SEARCH_EMBEDDER=openai. */
+  SEARCH_EMBEDDING_BASE_URL?: string
+  /** Secret. Bearer key for SEARCH_EMBEDDING_BASE_URL, when it wants one. */
+  SEARCH_EMBEDDING_API_KEY?: string
   /** Optional Workers AI binding; when present it serves model calls no key covers (model WORKERS_AI_MODEL). */
   AI?: Ai
   /** Secret. Server-wide OpenAI key for the gpt-* model ids (an account's own key wins). */

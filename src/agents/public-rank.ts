@@ -5,7 +5,7 @@
  * small statement sent along with the search's first read. D1 then returns just the page's rows,
  * instead of joining every candidate that might rank.
  */
-import { blendedScore, relevanceFloor, runQuery, type Read } from '../db/agents'
+import { blendedScore, partFloor, partScore, relevanceFloor, runQuery, type Read } from '../db/agents'
 import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
 import { DENSE_ROWIDS, type Matches } from './relevance'
 
@@ -15,6 +15,9 @@ export interface PublicState extends CatalogPoint {
 }
 
 let state: PublicState | null = null
+
+/** Bytes held by the public ranking state. */
+export const publicStateBytes = () => state?.executions.byteLength ?? 0
 /** When a search of this isolate started loading the state, or 0; searches meanwhile rank in D1. */
 let loadingSince = 0
 /** A load that has not finished by then was abandoned (its request cancelled). */
@@ -45,6 +48,8 @@ export function rankPublic(m: Matches, executions: Float64Array, k: number): Ran
   // A sorted window of the best k beats sorting every visible match for any page up to the tenth of
   // 100; once it is full, a match whose relevance cannot reach its last score is passed over unscored.
   const windowed = k <= 1000
+  const score = m.scale === 'part' ? partScore : blendedScore
+  const floorOf = m.scale === 'part' ? partFloor : relevanceFloor
   let floor = -Infinity
   for (let i = 0; i < m.rowids.length; i++) {
     const rel = m.rels[i]
@@ -52,7 +57,7 @@ export function rankPublic(m: Matches, executions: Float64Array, k: number): Ran
     const rowid = m.rowids[i]
     const e = rowid < executions.length ? executions[rowid] : -1
     if (e < 0) continue
-    const raw = blendedScore(rel, e)
+    const raw = score(rel, e)
     if (!windowed) {
       best.push({ rowid, raw, executions: e })
       continue
@@ -64,7 +69,7 @@ export function rankPublic(m: Matches, executions: Float64Array, k: number): Ran
       j--
     }
     best[j] = { rowid, raw, executions: e }
-    if (best.length === k) floor = relevanceFloor(best[k - 1].raw)
+    if (best.length === k) floor = floorOf(best[k - 1].raw)
   }
   if (windowed) return best
   return best.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).slice(0, k)

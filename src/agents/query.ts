@@ -6,7 +6,10 @@
 const STOPWORDS = new Set(
   `a an and are as at be but by can could do does for from had has have help how i i'd i'm if in into is it its me my
   need of on or please should so some that the their them then there these this to up us want was we what when where
-  which who why will with would you your find get give tell show make use using any about can't im id`.split(/\s+/),
+  which who why will with would you your find get give tell show make use using any about can't im id
+  our ours just well basically actually really kinda sorta of maybe perhaps literally anyway also too very quite hey hi
+  hello thanks thank ok okay um uh yeah lot lots bit am been being did doing got going let lets able figure someone
+  something anything everything than such own don doesn isn aren wasn couldn wouldn shouldn cannot s t ll ve re d m`.split(/\s+/),
 )
 
 const MAX_TERMS = 24
@@ -49,33 +52,25 @@ export function trigramMatch(terms: string[]): string | null {
     .join(' OR ')
 }
 
-/** Lowercased word tokens of a text. */
-export function wordsOf(text: string): string[] {
-  return [...new Set(text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [])]
-}
-
 /**
- * Is `word` a plausible misspelling of `term` (or the same word)? Optimal string alignment
- * distance (edits and adjacent transpositions) within 1 for terms of 4-7 characters, 2 for longer
- * ones.
+ * Optimal string alignment distance (edits and adjacent transpositions) of two words, or a value
+ * above 2 as soon as it is known to exceed 2 (only distances up to 2 are ever used).
  */
-export function closeEnough(term: string, word: string): boolean {
-  if (term === word) return true
-  const max = term.length >= 8 ? 2 : 1
-  if (Math.abs(term.length - word.length) > max || word.length < 3) return false
-  const a = [...term]
-  const b = [...word]
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
-  for (let j = 1; j <= b.length; j++) d[0][j] = j
-  for (let i = 1; i <= a.length; i++) {
+export function editDistance(a: string, b: string): number {
+  const x = [...a]
+  const y = [...b]
+  if (Math.abs(x.length - y.length) > 2) return 3
+  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) => [i, ...Array<number>(y.length).fill(0)])
+  for (let j = 1; j <= y.length; j++) d[0][j] = j
+  for (let i = 1; i <= x.length; i++) {
     let rowMin = Infinity
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
       rowMin = Math.min(rowMin, d[i][j])
     }
-    if (rowMin > max) return false
+    if (rowMin > 2) return 3
   }
-  return d[a.length][b.length] <= max
+  return d[x.length][y.length]
 }

@@ -15,6 +15,9 @@ import { phrase } from './query'
  */
 const listCache = new ByteLru<PhraseList>(16 * 2 ** 20)
 
+/** Bytes held by the relevance list cache and the scratch arrays. */
+export const relevanceBytes = () => listCache.bytes + acc.byteLength + seen.byteLength
+
 function cachedList(key: string | null): PhraseList | undefined {
   return key ? listCache.get(key) : undefined
 }
@@ -131,8 +134,13 @@ export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[
 export interface Matches {
   rowids: Uint32Array | Float64Array
   rels: Float64Array
-  /** The FTS5 OR expression of the phrases, whose bm25 gives the same relevance. */
+  /** The FTS5 OR expression of the phrases, whose bm25 gives the same relevance ('' when none does). */
   match: string
+  /**
+   * 'bm25': `rels` are bm25 relevance, scored by relevancePart; 'part': `rels` are already relevance
+   * parts in [0, 1 - POPULARITY_WEIGHT] (fused with semantic similarity or typo corrections).
+   */
+  scale: 'bm25' | 'part'
 }
 
 /**
@@ -150,14 +158,14 @@ let seen = new Uint8Array(0)
 export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches {
   const match = phrases.map((p) => p.expr).join(' OR ')
   const lists = phrases.map((p) => p.list)
-  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match }
+  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match, scale: 'bm25' }
   let max = 0
   let size = 0
   for (const l of lists) {
     size += l.rowids.length
     max = Math.max(max, l.rowids[l.rowids.length - 1] ?? 0)
   }
-  if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match }
+  if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match, scale: 'bm25' }
   if (acc.length <= max) {
     acc = new Float64Array(max + 1)
     seen = new Uint8Array(max + 1)
@@ -179,7 +187,7 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
     rels[i] = acc[rowids[i]]
     seen[rowids[i]] = 0
   }
-  return { rowids: rowids.subarray(0, n), rels, match }
+  return { rowids: rowids.subarray(0, n), rels, match, scale: 'bm25' }
 }
 
 /** The same sum by merging the rowid-sorted lists. */
@@ -227,8 +235,11 @@ const MAX_SENT = 20_000
 export function candidatesOf(m: Matches, min = -Infinity): Candidates {
   let count = 0
   for (let i = 0; i < m.rels.length; i++) if (m.rels[i] >= min) count++
-  if (count > MAX_SENT) return { match: m.match, minRel: min === -Infinity ? 0 : min }
-  const out: [number, number][] = []
+  if (count > MAX_SENT && m.scale === 'bm25' && m.match) return { match: m.match, minRel: min === -Infinity ? 0 : min }
+  let out: [number, number][] = []
   for (let i = 0; i < m.rowids.length; i++) if (m.rels[i] >= min) out.push([m.rowids[i], m.rels[i]])
-  return { pairs: out }
+  // No expression reproduces fused parts: the best MAX_SENT are sent (popularity cannot lift one
+  // further down above them unless more than MAX_SENT agents tie within POPULARITY_WEIGHT).
+  if (out.length > MAX_SENT) out = out.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_SENT)
+  return { pairs: out, parts: m.scale === 'part' }
 }

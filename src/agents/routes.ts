@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { getAction } from '../actions/registry'
+import type { Env } from '../env'
 import type { Principal } from '../http/types'
 import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
 import { readValidBody } from '../http/body'
@@ -129,6 +130,7 @@ export function agentRoutes() {
     await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
     const row = await prepareCreate(c.env.DB, p, body, Date.now())
     await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
+    await queueEmbedding(c.env)
     return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId, getAction), 201), 201)
   })
 
@@ -177,6 +179,7 @@ export function agentRoutes() {
     await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, rows.length)
     const raced = new ApiError('CONFLICT', 'Nothing was imported: another request saved an agent with one of these slugs meanwhile; send the import again (agents whose slug you already use are kept as they are)')
     await saving(raced, () => insertAgents(c.env.DB, rows))
+    if (rows.length) await queueEmbedding(c.env)
     const created = results.filter((r) => r.status === 'created').length
     return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)
   })
@@ -213,6 +216,7 @@ export function agentRoutes() {
     }
     if (body.workflow !== undefined) patch.workflow = JSON.stringify(body.workflow)
     await saving(body.slug ? slugConflict(body.slug) : null, () => updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now()))
+    if (patch.name !== undefined || patch.description !== undefined || patch.param_text !== undefined) await queueEmbedding(c.env)
     const updated = await getVisibleAgent(c.env.DB, p, agent.id)
     return c.json(ok(presentAgent(updated!, p.accountId, getAction)))
   })
@@ -240,4 +244,13 @@ export function agentRoutes() {
     return c.json(ok({ agent_id: agent.id, deleted: true }))
   })
   return app
+}
+
+/**
+ * Asks the queue to embed agents whose text is new: the write stays fast, and search ranks the agent
+ * lexically until its vector lands (the cron catches a message that was lost).
+ */
+async function queueEmbedding(env: Env): Promise<void> {
+  if (env.SEARCH_EMBEDDER?.trim() === 'none') return
+  await env.JOBS.send({ embed: true })
 }

@@ -1,13 +1,14 @@
 import {
   listByPopularityQuery,
+  partFloor,
   rankCandidatesQuery,
   relevanceFloor,
   relevancePart,
   runQueries,
   runQuery,
-  SCORE_K,
-  trigramCandidatesQuery,
+  typoNeighboursQuery,
   type AgentRow,
+  type PhraseList,
   type Query,
   type Read,
   type RankedPage,
@@ -17,15 +18,37 @@ import {
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
 import { ByteLru } from '../lib/lru'
-import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
-import { closeEnough, queryTerms, trigramMatch, wordsOf } from './query'
-import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches } from './relevance'
+import type { Embedder } from './embedder'
+import { fuse, queryVector, queryVectorBytes, type Semantic } from './hybrid'
+import { catalogPoint, publicRanker, publicStateBytes, type PublicRanker, type RankedAgent } from './public-rank'
+import { editDistance, phrase, queryTerms, trigramMatch } from './query'
+import { absorb, candidatesOf, relevanceBytes, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
+import { vectorIndex, vectorIndexBytes } from './vector-index'
 
-/** Below this many word-index matches, typo-tolerant hits are merged in. */
-const FUZZY_THRESHOLD = 5
-/** Fuzzy hits rank below exact ones: their score is scaled by this and by term coverage. */
-const FUZZY_SCALE = 0.6
-const FUZZY_CANDIDATES = 200
+/**
+ * Search's per-isolate state, and its one policy: everything is derived from D1 and keyed by (or
+ * checked against) the version of what it was derived from, so a stale entry is never served, only
+ * left to age out; each piece is bounded by bytes. The pieces: the page cache (public pages, by
+ * catalog version, 8 MB, below); relevance lists per phrase (by index version, 16 MB, relevance.ts);
+ * typo corrections (by index version, 1 MB, below); query vectors (by embedder and text, 4 MB,
+ * hybrid.ts); public executions by rowid (by catalog version, kept current from the change log,
+ * public-rank.ts); the vector index (by vector sequence, at most VECTOR_REFRESH_MS behind,
+ * MAX_VECTORS agents, vector-index.ts). `searchMemory` adds them up.
+ */
+export function searchMemory(): Record<string, number> {
+  const parts = {
+    page_cache: pageCache.bytes + askedOnce.size * 48,
+    relevance_lists: relevanceBytes(),
+    typo_corrections: corrections.bytes,
+    query_vectors: queryVectorBytes(),
+    public_state: publicStateBytes(),
+    vector_index: vectorIndexBytes(),
+  }
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
+}
+
+/** How stale this isolate's vector index may be: a vector written later counts from then on. */
+export const VECTOR_REFRESH_MS = 1000
 
 export interface CatalogSearch {
   viewer: Viewer
@@ -38,6 +61,12 @@ export interface CatalogSearch {
    * filter) and the phrase relevance cache.
    */
   catalogVersion?: string | null
+  /** The search embedder, or null/absent for lexical search only. */
+  embedder?: Embedder | null
+  /** Hits scoring below this are left out (the ordering is by score, so pages stay slices of one list). */
+  minScore?: number
+  /** Where an embedder failure is reported (the search then answers lexically). */
+  onEmbedError?: (err: unknown) => void
 }
 
 /**
@@ -73,9 +102,11 @@ function pageBytes(rows: ScoredAgent[]): number {
   return 2 * chars
 }
 
-function cacheKey(s: CatalogSearch, terms: string[]): string | null {
+function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null): string | null {
   if (s.filter !== 'public' || !s.catalogVersion) return null
-  return `${s.catalogVersion}|${s.limit}|${s.page}|${terms.join(' ')}`
+  // A hybrid page also depends on the vectors (their sequence) and the whole query text (its vector).
+  const vectors = semantic ? `|${semantic.index.embedder}@${semantic.index.seq}|${s.query.trim()}` : ''
+  return `${s.catalogVersion}|${s.limit}|${s.page}|${terms.join(' ')}${vectors}`
 }
 
 /**
@@ -84,17 +115,26 @@ function cacheKey(s: CatalogSearch, terms: string[]): string | null {
  */
 export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
   const terms = queryTerms(s.query)
-  const key = cacheKey(s, terms)
-  if (key) {
-    const hit = pageCache.get(key)
-    if (hit) return hit
-  }
-  const rows = await rankCatalog(db, read, s, terms)
-  if (key) rememberPage(key, rows)
-  return rows
+  const semantic = s.embedder && terms.length > 0 ? await semanticPart(db, s.embedder, s.query, s.onEmbedError ?? (() => {})) : null
+  const key = cacheKey(s, terms, semantic)
+  const hit = key ? pageCache.get(key) : undefined
+  const rows = hit ?? (await rankCatalog(db, read, s, terms, semantic))
+  // A page made while the embedder failed is lexical: it is not kept under the hybrid key.
+  if (key && !hit && (!semantic || (await semantic.vector()))) rememberPage(key, rows)
+  const min = s.minScore
+  return min === undefined ? rows : rows.filter((r) => r.score >= min)
 }
 
-const order = (a: ScoredAgent, b: ScoredAgent) => b.score - a.score || b.executions - a.executions || a.rowid - b.rowid
+/**
+ * The semantic part of a search, or null while no agent has a vector from this embedder (the
+ * search is then exactly the lexical one, and no query is embedded).
+ */
+async function semanticPart(db: D1Database, embedder: Embedder, query: string, onError: (err: unknown) => void): Promise<Semantic | null> {
+  const index = await vectorIndex(db, embedder.id, VECTOR_REFRESH_MS)
+  if (index.count === 0) return null
+  let vector: Promise<Float32Array | null> | null = null
+  return { index, vector: () => (vector ??= queryVector(embedder, query, onError)) }
+}
 
 /** How search turns matches into the page: guessed along with the list read, then made exact. */
 interface Pager {
@@ -114,12 +154,14 @@ function d1Pager(db: D1Database, read: Read, base: { viewer: Viewer; filter: Vis
   const k = offset + limit
   const firstTry = (m: Matches) => {
     if (m.rels.length <= k) return { query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m), limit, offset }), stands: () => true }
-    const kth = kthLargest(m.rels, k)
+    const part = m.scale === 'part' ? (rel: number) => rel : relevancePart
+    const floor = m.scale === 'part' ? partFloor : relevanceFloor
+    const kth = part(kthLargest(m.rels, k))
     return {
-      query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, relevanceFloor(relevancePart(kth))), limit, offset }),
+      query: rankCandidatesQuery(db, { ...base, candidates: candidatesOf(m, floor(kth)), limit, offset }),
       stands: (page: RankedPage) => {
         const last = page.rows[page.rows.length - 1]
-        return page.ranked >= k && last !== undefined && last.raw >= relevancePart(kth)
+        return page.ranked >= k && last !== undefined && last.raw >= kth
       },
     }
   }
@@ -184,17 +226,72 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
 }
 
 /**
- * Ranked catalog search. When the word index finds fewer than FUZZY_THRESHOLD agents, trigram
- * candidates are kept only if one of their words is within a small edit distance of a query term,
- * and merged below the exact hits. That decision depends only on the query, never on the page, so
- * every page is a slice of the same ordering.
+ * A misspelt word ranks below the word it was meant to be: the relevance of its corrections counts
+ * this much of an exact match's.
  */
-async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: string[]): Promise<ScoredAgent[]> {
+export const TYPO_WEIGHT = 0.5
+/** Corrections kept per unknown word, nearest first. */
+const MAX_CORRECTIONS = 3
+/** Corrections per index version and word, so a repeated typo costs no round trip. */
+const corrections = new ByteLru<string[]>(2 ** 20)
+
+/**
+ * Vocabulary words within a small edit distance of each term (1, or 2 for words of 8+ characters),
+ * nearest first, from the agents sharing most trigrams with it.
+ */
+async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[]): Promise<string[][]> {
+  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? corrections.get(`${indexVersion}|${t}`) : undefined))
+  const ask = unknown.filter((_, i) => !out[i])
+  if (ask.length > 0) {
+    const texts = await runQuery(read, typoNeighboursQuery(db, ask.map((t) => trigramMatch([t])!)))
+    ask.forEach((term, j) => {
+      const counts = new Map<string, number>()
+      for (const w of texts[j].toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1)
+      const found = [...counts.keys()]
+        .map((w) => ({ w, d: editDistance(term, w), n: counts.get(w)! }))
+        .filter((c) => c.w !== term && c.d <= (term.length >= 8 ? 2 : 1) && c.w.length >= 3)
+        .sort((a, b) => a.d - b.d || b.n - a.n || (a.w < b.w ? -1 : 1))
+      // Only the nearest spellings: "invocies" means "invoices", not also "invoice" (one stem, counted twice).
+      const near = found.filter((c) => c.d === found[0].d).slice(0, MAX_CORRECTIONS).map((c) => c.w)
+      const i = unknown.indexOf(term)
+      out[i] = near
+      if (indexVersion) corrections.set(`${indexVersion}|${term}`, near, 64 + 16 * near.length)
+    })
+  }
+  return out.map((c) => c ?? [])
+}
+
+/** The lists without repeats of one already kept (same agents, same relevance). */
+function distinctLists<T extends { list: PhraseList }>(lists: T[]): T[] {
+  const same = (a: PhraseList, b: PhraseList) =>
+    a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
+  return lists.filter((l, i) => !lists.slice(0, i).some((k) => same(k.list, l.list)))
+}
+
+/** The list with every relevance scaled by `by`. */
+const scaled = (l: PhraseList, by: number): PhraseList => ({ rowids: l.rowids, values: l.values.map((v) => v * by), at: l.at })
+
+/** Reads the relevance lists of `phrases` (no prefix) into `q`, what the cache lacks in one round trip. */
+async function readLists(db: D1Database, read: Read, q: QueryPhrases): Promise<void> {
+  const missing = missingLists(db, q)
+  if (!missing) return
+  const fetched = await runQuery(read, missing.query)
+  absorb(q, missing, await completeLists(db, read, missing, fetched))
+}
+
+/**
+ * Ranked catalog search: bm25 over every query term (the last also as a prefix), each term the index
+ * does not know replaced by its near spellings at TYPO_WEIGHT, fused with semantic similarity when
+ * the query has a vector (see hybrid.ts). Every step depends only on the query and the catalog, never
+ * on the page, so every page is a slice of the same ordering.
+ */
+async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: string[], semantic: Semantic | null): Promise<ScoredAgent[]> {
   const offset = s.page * s.limit
   // Past any real catalog size; also keeps the OFFSET an exact integer for SQLite.
   if (offset > 1e9) return []
   const base = { viewer: s.viewer, filter: s.filter }
   if (terms.length === 0) return runQuery(read, listByPopularityQuery(db, { ...base, limit: s.limit, offset }))
+  const queryVector = semantic ? semantic.vector() : null
   // `<epoch>:<version>:<index version>` -> `<epoch>:<index version>`: lists outlive popularity changes.
   const indexVersion = s.catalogVersion ? s.catalogVersion.replace(/:[^:]*:/, ':') : null
   const seen = s.filter === 'public' && s.catalogVersion ? catalogPoint(s.catalogVersion) : null
@@ -208,29 +305,26 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (missing) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
-    const guess = matches.rowids.length >= FUZZY_THRESHOLD && likelyEmpty(missing) ? pager.guess(matches) : null
+    const guess = !semantic && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
     const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
     if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
   }
-  const matched = matches.rowids.length
-  const fuzzy = matched >= FUZZY_THRESHOLD ? null : trigramMatch(terms)
-  if (!fuzzy) return matched > 0 ? pager.page(matches) : []
-  // The few exact hits and the trigram candidates, in one round trip.
-  const trigram = trigramCandidatesQuery(db, { ...base, match: fuzzy, limit: FUZZY_CANDIDATES })
-  const [exact, candidates] =
-    matched > 0
-      ? await runQueries(read, rankCandidatesQuery(db, { ...base, candidates: candidatesOf(matches), limit: FUZZY_THRESHOLD, offset: 0 }), trigram)
-      : [{ rows: [] }, await runQuery(read, trigram)]
-  const merged = new Map<string, ScoredAgent>(exact.rows.map(({ raw: _raw, ...a }) => [a.id, a]))
-  const fuzzyTerms = terms.filter((t) => t.length >= 4)
-  for (const c of candidates) {
-    if (merged.has(c.id)) continue
-    const words = wordsOf(`${c.name} ${c.description}`)
-    const covered = fuzzyTerms.filter((t) => words.some((w) => closeEnough(t, w))).length
-    if (covered === 0) continue
-    const { rel, ...agent } = c
-    const score = FUZZY_SCALE * (covered / fuzzyTerms.length) * (rel / (rel + SCORE_K))
-    merged.set(c.id, { ...agent, score: Math.round(score * 1e6) / 1e6 })
+  // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
+  const last = terms[terms.length - 1]
+  const unknown = terms.filter(
+    (t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length),
+  )
+  if (unknown.length > 0) {
+    const near = (await correctionsOf(db, read, indexVersion, unknown)).flat().filter((w) => !terms.includes(w))
+    if (near.length > 0) {
+      const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
+      await readLists(db, read, fixes)
+      // Spellings of one stem ("invoice", "invoices") have the same list: it counts once.
+      const typoLists = distinctLists(knownLists(fixes)).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+      if (typoLists.length > 0) matches = { ...sumLists([...knownLists(phrases), ...typoLists]), match: '' }
+    }
   }
-  return [...merged.values()].sort(order).slice(offset, offset + s.limit)
+  const vector = queryVector ? await queryVector : null
+  if (semantic && vector) matches = fuse(matches, vector, semantic.index)
+  return matches.rowids.length > 0 ? pager.page(matches) : []
 }

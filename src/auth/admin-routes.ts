@@ -11,6 +11,7 @@ import { safeEqual } from '../lib/crypto'
 import { newId } from '../lib/ids'
 import { CreateAccountBody, CreateTeamBody, CreateTokenBody, expiryOf, MemberBody, UpdateAccountBody, UpdateTokenBody } from './schemas'
 import { createToken, presentToken } from './tokens'
+import { searchMemory } from '../agents/search'
 
 /** Admin routes exist only when ADMIN_TOKEN is set, and need it as the bearer token (compared in constant time). */
 const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -62,6 +63,7 @@ export function adminRoutes() {
     const rows = await listAccounts(c.env.DB, limit, c.req.query('after') ?? null)
     return c.json(ok(rows.map(presentAccount)))
   })
+  app.get('/search-memory', { operationId: 'adminSearchMemory', summary: "This isolate's search state in bytes, per piece (benchmarks read it)", response: { description: 'Bytes per piece of per-isolate search state', schema: { type: 'object', additionalProperties: { type: 'number' } } } }, (c) => c.json(ok(searchMemory())))
   app.get('/accounts/:id', { operationId: 'adminGetAccount', summary: 'Read an account', params: { id: { description: 'Account id (acc_...)' } }, response: { description: 'The account', schema: schemaRef('Account') }, errors: [404] }, async (c) => {
     const row = await getAccount(c.env.DB, c.req.param('id'))
     if (!row) throw new ApiError('NOT_FOUND', `Account "${c.req.param('id')}" not found`)

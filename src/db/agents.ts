@@ -167,7 +167,6 @@ export type ScoredAgent = AgentRow & { score: number }
 
 // Column weights for bm25(): name, description, parameter text.
 const WORD_WEIGHTS = '10.0, 4.0, 1.0'
-const TRIGRAM_WEIGHTS = '3.0, 1.0'
 /**
  * Relevance r = -bm25 (larger is better) maps to r / (r + K) in [0, 1). Popularity adds at most
  * 0.02 (executions / (executions + 1000)), enough to order near ties and no more.
@@ -192,6 +191,18 @@ export function relevanceFloor(score: number): number {
   if (y <= 0) return -Infinity
   const rel = (SCORE_K * y) / (1 - y)
   return rel - 1e-9 * (1 + Math.abs(rel))
+}
+
+/**
+ * The score of a precomputed relevance part in [0, 1 - POPULARITY_WEIGHT] (hybrid search fuses the
+ * lexical and semantic parts in the Worker), popularity added as rankCandidatesQuery adds it in SQL.
+ */
+export const partScore = (part: number, executions: number) => part + POPULARITY_WEIGHT * (executions / (executions + 1000))
+
+/** The least part whose score can still reach `score`, lowered by a hair as in relevanceFloor. */
+export function partFloor(score: number): number {
+  const part = score - POPULARITY_WEIGHT
+  return part - 1e-9 * (1 + Math.abs(part))
 }
 
 /** Agents a viewer may see, most executed first (the listing for an empty query). */
@@ -360,7 +371,7 @@ export function listChunkQuery(db: D1Database, phrase: string, after: number, ch
  * Agents to rank: [rowid, relevance] pairs, or (when there are too many to send) the FTS5 OR
  * expression whose bm25 gives the same relevance, with a floor.
  */
-export type Candidates = { pairs: [number, number][] } | { match: string; minRel: number }
+export type Candidates = { pairs: [number, number][]; parts?: boolean } | { match: string; minRel: number }
 
 export interface RankedPage {
   rows: (ScoredAgent & { raw: number })[]
@@ -387,11 +398,13 @@ export function rankCandidatesQuery(
                 c AS MATERIALIZED (SELECT rid, rel FROM s WHERE rel >= ?)`,
           binds: [c.match, c.minRel],
         }
+  // With parts, the relevance part was computed in the Worker (hybrid search); else it is bm25's.
+  const relevanceSql = 'pairs' in c && c.parts ? 'c.rel' : `${1 - POPULARITY_WEIGHT} * c.rel / (c.rel + ${SCORE_K})`
   const statement = db
     .prepare(
       `WITH ${source.sql},
        page AS MATERIALIZED (
-         SELECT c.rid, ${1 - POPULARITY_WEIGHT} * c.rel / (c.rel + ${SCORE_K}) + ${POPULARITY_WEIGHT} * ${popularity} AS raw,
+         SELECT c.rid, ${relevanceSql} + ${POPULARITY_WEIGHT} * ${popularity} AS raw,
                 a.executions AS executions, count(*) OVER () AS ranked
            FROM c JOIN agents a ON a.rowid = c.rid
           WHERE ${vis.sql}
@@ -412,20 +425,19 @@ export function rankCandidatesQuery(
   }
 }
 
-/** Candidates from the trigram index for the typo fallback, best trigram overlap first, with `rel`. */
-export function trigramCandidatesQuery(
-  db: D1Database,
-  q: { viewer: Viewer; filter: VisibilityFilter; match: string; limit: number },
-): Query<(AgentRow & { rel: number })[]> {
-  const vis = visibilityClause(q.filter, q.viewer)
+/**
+ * Words near each term for typo correction: the names and descriptions of the agents sharing most
+ * trigrams with it (at most 30 per term), as one text per term.
+ */
+export function typoNeighboursQuery(db: D1Database, matches: string[]): Query<string[]> {
+  const columns = matches.map(
+    (_, i) => `(SELECT coalesce(group_concat(t, ' '), '') FROM (SELECT name || ' ' || description AS t FROM agents_trigram WHERE agents_trigram MATCH ?${i + 1} ORDER BY rank LIMIT 30)) AS w${i}`,
+  )
   return {
-    statement: db
-      .prepare(
-        `WITH hits AS MATERIALIZED (SELECT t.rowid AS rid, -bm25(agents_trigram, ${TRIGRAM_WEIGHTS}) AS rel FROM agents_trigram t WHERE agents_trigram MATCH ? ORDER BY rank LIMIT 500)
-         SELECT ${AGENT_COLUMNS}, hits.rel AS rel FROM hits JOIN agents a ON a.rowid = hits.rid
-          WHERE ${vis.sql} ORDER BY hits.rel DESC, a.rowid LIMIT ?`,
-      )
-      .bind(q.match, ...vis.binds, q.limit),
-    read: ({ results }) => results as unknown as (AgentRow & { rel: number })[],
+    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(...matches),
+    read: ({ results }) => {
+      const row = (results[0] ?? {}) as Record<string, string | null>
+      return matches.map((_, i) => row[`w${i}`] ?? '')
+    },
   }
 }

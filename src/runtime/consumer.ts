@@ -12,6 +12,7 @@ import { errorBody } from '../http/envelope'
 import { collectSecrets, createContext, executeRun, outcomeOf, recordFailure, userAgent, type Runtime } from './execute'
 import { isContinueLater, type JobMessage } from './jobs'
 import { createLogger, errorFields } from './log'
+import { embedPending } from '../agents/embedding-jobs'
 import { purgeStored } from './retention'
 import { readJobInput } from './run-values'
 
@@ -127,7 +128,19 @@ async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx: Execu
   const deadLetters = batch.queue.endsWith('-dlq')
   await Promise.all(
     batch.messages.map(async (msg) => {
-      const runId = msg.body?.runId
+      if (msg.body && 'embed' in msg.body) {
+        if (deadLetters) return msg.ack()
+        try {
+          const run = await embedPending(env, guardedFetch(rt), rt.log, EMBED_BATCHES_PER_MESSAGE)
+          if (run.more) await env.JOBS.send({ embed: true })
+          msg.ack()
+        } catch (err) {
+          rt.log.error('embedding agents failed', errorFields(err))
+          msg.retry({ delaySeconds: backoffSeconds(msg.attempts, rt.config.queueRetryBaseSeconds) })
+        }
+        return
+      }
+      const runId = msg.body && 'runId' in msg.body ? msg.body.runId : undefined
       if (typeof runId !== 'string') {
         msg.ack()
         return
@@ -164,4 +177,19 @@ export async function handleScheduled(_controller: ScheduledController, env: Env
   const purged = await purgeStored(env, readConfig(env), Date.now())
   if (purged.runs + purged.variables > 0) createLogger({ component: 'cron' }).info('purged stored data', { ...purged })
   await maintainTextIndexes(env.DB)
+  // Catches agents a lost message left without a vector, and re-embeds all after SEARCH_EMBEDDER changes.
+  const log = createLogger({ component: 'cron' })
+  try {
+    await embedPending(env, guardedFetch({ config: readConfig(env), log }), log, EMBED_BATCHES_PER_CRON)
+  } catch (err) {
+    log.error('embedding agents failed', errorFields(err))
+  }
+}
+
+/** Batches (of 16 agents) one queue message or one cron run embeds. */
+const EMBED_BATCHES_PER_MESSAGE = 4
+const EMBED_BATCHES_PER_CRON = 16
+
+function guardedFetch(rt: Pick<Runtime, 'config' | 'log'>) {
+  return createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log: rt.log })
 }

@@ -1,6 +1,9 @@
 /** A queue message: ids only, never inputs (inputs stay in D1, sealed when they hold secrets). */
-export interface JobMessage {
-  runId: string
+export type JobMessage = { runId: string } | EmbedMessage
+
+/** Embed the agents that lack a current search vector (sent on every agent write). */
+export interface EmbedMessage {
+  embed: true
 }
 
 /**

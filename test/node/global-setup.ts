@@ -14,7 +14,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const server = await startDevServer({ name: 'node-tests', sql: [renderSql(buildSeed(agents))] })
+  // Lexical search: embedding the demo catalog with the offline encoder would take minutes of CPU
+  // while these tests run (test/hybrid-*.test.ts cover the encoder and hybrid ranking).
+  const server = await startDevServer({ name: 'node-tests', sql: [renderSql(buildSeed(agents))], vars: { SEARCH_EMBEDDER: 'none' } })
   try {
     const { token } = await createBenchToken(server, 'node-tests')
     project.provide('devServer', { url: server.url, token })

@@ -1,6 +1,8 @@
 import { catalogFilter } from '../../agents/access'
 import { formatAgent } from '../../agents/formats'
+import { createEmbedder } from '../../agents/embedder'
 import { searchCatalog } from '../../agents/search'
+import { errorFields } from '../../runtime/log'
 import { defineAction } from '../define'
 import { SearchInput } from './schema'
 
@@ -28,6 +30,9 @@ export const searchAction = defineAction({
       limit: input.limit,
       page: input.page,
       catalogVersion: ctx.account.catalogVersion,
+      embedder: createEmbedder(ctx.env, ctx.fetch),
+      minScore: input.min_score,
+      onEmbedError: (err) => ctx.log.warn('query embedding failed; searching lexically', errorFields(err)),
     }, ctx.read)
     return hits.map((h) => formatAgent(h, h.score, input.format, ctx.actions))
   },

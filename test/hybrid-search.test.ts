@@ -1,0 +1,203 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
+import { normalize } from '../src/agents/encoder'
+import { LEXICAL_K, LEXICAL_WEIGHT, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
+import { searchCatalog } from '../src/agents/search'
+import { cosine, quantize, resetVectorIndex } from '../src/agents/vector-index'
+import { pendingAgents, saveVectors } from '../src/db/vectors'
+import { createTeam, newCaller } from './helpers'
+
+const noFetch = async () => new Response('no network in tests', { status: 599 })
+
+describe('the offline encoder', () => {
+  it('runs in the Worker from the static assets and puts paraphrases nearer than unrelated tasks', async () => {
+    const embedder = createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, noFetch)!
+    expect(embedder.id).toMatch(/^offline:/)
+    const [a, b, c] = await embedder.embed(['get the transcript of a youtube video', 'download what is said in a video clip', 'pay supplier invoices at month end'])
+    expect(a.length).toBe(512)
+    const norm = Math.sqrt(a.reduce((s, x) => s + x * x, 0))
+    expect(norm).toBeCloseTo(1, 4)
+    const near = cosine(a, quantize(b))
+    const far = cosine(a, quantize(c))
+    expect(near).toBeGreaterThan(far + 0.1)
+  })
+})
+
+/**
+ * A deterministic stand-in embedder for ranking tests (the real encoder is tested above): each word
+ * hashed to one of 32 dimensions, so agents sharing words are near.
+ */
+const hashEmbedder: Embedder = {
+  id: 'test:hashed-words',
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(32)
+      for (const w of t.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+        let h = 7
+        for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0
+        v[h % 32] += 1
+        v[(h >>> 8) % 32] -= 0.5
+      }
+      return normalize(v)
+    })
+  },
+}
+
+let seed = 11
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31
+  return seed / 2 ** 31
+}
+const VOCAB = Array.from({ length: 80 }, (_, i) => ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bar'][i % 10] + ['den', 'fin', 'gal', 'hum', 'lex', 'mor', 'nix', 'pol'][Math.floor(i / 10)])
+const word = () => VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]
+const words = (n: number) => Array.from({ length: n }, word).join(' ')
+
+describe('hybrid search pages', () => {
+  let viewer: { token: string; accountId: string }
+  let teamId: string
+  const viewerOf = () => ({ accountId: viewer.accountId, teamIds: [teamId] })
+
+  beforeAll(async () => {
+    viewer = await newCaller('hybrid viewer')
+    const other = await newCaller('hybrid other')
+    teamId = await createTeam('hybrid team', [viewer.accountId])
+    const insert = env.DB.prepare(
+      `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+       VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', '', 0, 0)`,
+    )
+    const rows = []
+    for (let i = 0; i < 600; i++) {
+      const r = rand()
+      const [visibility, owner, team] = r < 0.1 ? ['private', viewer.accountId, null] : r < 0.2 ? ['private', other.accountId, null] : r < 0.3 ? ['team', other.accountId, teamId] : ['public', other.accountId, null]
+      rows.push(insert.bind(`hyb${i}`, words(1 + Math.floor(rand() * 2)), words(3 + Math.floor(rand() * 8)), visibility, owner, team, [0, 0, 7, 300][Math.floor(rand() * 4)]))
+    }
+    for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
+    // Every agent but a few gets its vector, as the queue would leave it: those few rank lexically.
+    for (let n = 0; n < 100; n++) {
+      const pending = (await pendingAgents(env.DB, hashEmbedder.id, 50)).filter((a) => !a.name.endsWith('x'))
+      if (pending.length === 0) break
+      const vectors = await hashEmbedder.embed(pending.map(agentText))
+      const skip = pending.filter((_, i) => i % 37 === 0).length
+      await saveVectors(env.DB, hashEmbedder.id, pending.slice(skip).map((agent, i) => ({ agent, vec: quantize(vectors[skip + i]) })))
+      if (skip > 0) await env.DB.prepare("UPDATE agents SET name = name || ' x' WHERE rowid IN (SELECT value FROM json_each(?))").bind(JSON.stringify(pending.slice(0, skip).map((a) => a.rowid))).run()
+    }
+    resetVectorIndex()
+  })
+
+  let semanticOnly = 0
+
+  /** Every candidate (all lexical matches and the nearest agents) scored by the documented formula, filtered and ordered. */
+  async function bruteForce(query: string, status: string): Promise<{ id: string; score: number }[]> {
+    const [q] = await hashEmbedder.embed([query])
+    const terms = [...new Set(query.split(' '))]
+    const lexical = await env.DB.prepare(`SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?`)
+      .bind(terms.map((t) => `"${t}"`).join(' OR '))
+      .all<{ rid: number; rel: number }>()
+    const { results: agents } = await env.DB.prepare(
+      `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions, v.vec FROM agents a LEFT JOIN agent_vectors v ON v.agent_rowid = a.rowid AND v.vec IS NOT NULL`,
+    ).all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; vec: ArrayBuffer | null }>()
+    const cos = new Map<number, number>()
+    for (const a of agents) {
+      if (!a.vec) continue
+      const codes = new Int8Array(a.vec)
+      let dot = 0
+      let norm = 0
+      codes.forEach((c, i) => ((dot += q[i] * c), (norm += c * c)))
+      cos.set(a.rowid, norm > 0 ? dot / Math.sqrt(norm) : 0)
+    }
+    const nearest = [...cos].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, SEMANTIC_CANDIDATES)
+    const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))
+    for (const [rowid] of nearest) {
+      if (rel.has(rowid)) continue
+      rel.set(rowid, 0)
+      semanticOnly++
+    }
+    const own = (a: { owner: string }) => a.owner === viewer.accountId
+    const visible = (a: (typeof agents)[number]) =>
+      status === 'public' ? a.visibility === 'public' : status === 'private' ? a.visibility === 'private' && own(a) : status === 'team' ? a.visibility === 'team' && (a.team === teamId || own(a)) : a.visibility === 'public' || own(a) || (a.visibility === 'team' && a.team === teamId)
+    return agents
+      .filter((a) => rel.has(a.rowid) && visible(a))
+      .map((a) => {
+        const r = rel.get(a.rowid)!
+        const part = 0.98 * (LEXICAL_WEIGHT * (r > 0 ? r / (r + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos.get(a.rowid) ?? 0))
+        return { a, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
+      })
+      .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
+      .map((x) => ({ id: x.a.id, score: Math.round(x.raw * 1e6) / 1e6 }))
+  }
+
+  it('equal ranking every candidate with the fused formula, for every filter and page', async () => {
+    for (let i = 0; i < 12; i++) {
+      const query = words(1 + Math.floor(rand() * 3))
+      for (const status of ['public', 'private', 'team', 'all'] as const) {
+        const expected = await bruteForce(query, status)
+        for (const [limit, page] of [[10, 0], [7, 2], [100, 0]]) {
+          const hits = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: status, limit, page, embedder: hashEmbedder })
+          expect(hits.map((h) => ({ id: h.id, score: h.score })), `${query} ${status} ${limit}/${page}`).toEqual(expected.slice(page * limit, (page + 1) * limit))
+        }
+      }
+    }
+    // The pages held agents that only the semantic part brought in.
+    expect(semanticOnly).toBeGreaterThan(0)
+  })
+
+  it('keep scores in [0, 1] and leave out exactly the hits below min_score', async () => {
+    for (let i = 0; i < 6; i++) {
+      const query = words(2)
+      const all = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: 'all', limit: 100, page: 0, embedder: hashEmbedder })
+      expect(all.every((h) => h.score >= 0 && h.score <= 1)).toBe(true)
+      const min = all[Math.floor(all.length / 2)]?.score ?? 0.5
+      const kept = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: 'all', limit: 100, page: 0, embedder: hashEmbedder, minScore: min })
+      expect(kept).toEqual(all.filter((h) => h.score >= min))
+    }
+  })
+
+  it('rank an agent lexically until its vector exists', async () => {
+    const pending = await pendingAgents(env.DB, hashEmbedder.id, 1000)
+    expect(pending.length).toBeGreaterThan(0)
+    const target = pending[0]
+    const query = target.name.split(' ')[0]
+    const hits = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: 'all', limit: 100, page: 0, embedder: hashEmbedder })
+    expect(hits.some((h) => h.rowid === target.rowid)).toBe(true)
+  })
+})
+
+describe('search input as data', () => {
+  it('answers any query text with scores in [0, 1], operators and quotes inert, in the hybrid path', async () => {
+    const viewer = { accountId: 'acc_nobody', teamIds: [] }
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND')), async (query) => {
+        const hits = await searchCatalog(env.DB, { viewer, query, filter: 'public', limit: 5, page: 0, embedder: hashEmbedder, minScore: 0 })
+        for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('accepts from an embeddings endpoint only finite vectors of one length, unit length once read', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 3 }), (data, count) => {
+        let vectors: Float32Array[]
+        try {
+          vectors = vectorsOf(data, count, 'test endpoint')
+        } catch (err) {
+          expect(err).toBeInstanceOf(Error)
+          return
+        }
+        expect(vectors.length).toBe(count)
+        for (const v of vectors) {
+          expect(v.length).toBe(vectors[0].length)
+          const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0))
+          expect(Number.isFinite(norm)).toBe(true)
+          expect(norm === 0 || Math.abs(norm - 1) < 1e-3).toBe(true)
+        }
+      }),
+      { numRuns: 300 },
+    )
+    expect(vectorsOf([[3, 4]], 1, 'x')[0][0]).toBeCloseTo(0.6, 5)
+    expect(() => vectorsOf([[1, Number.NaN]], 1, 'x')).toThrow()
+    expect(() => vectorsOf([[1, 2], [1]], 2, 'x')).toThrow()
+  })
+})

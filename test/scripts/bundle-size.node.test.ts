@@ -1,0 +1,24 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+
+describe('the Worker bundle', () => {
+  it('stays at most 1 MiB gzipped, the search encoder weights left out (they are static assets)', () => {
+    const out = mkdtempSync(join(tmpdir(), 'bundle-'))
+    try {
+      const r = spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', out], { encoding: 'utf8', env: { ...process.env, CI: 'true' } })
+      expect(r.status, r.stderr).toBe(0)
+      const js = readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.mjs'))
+      const gz = js.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0)
+      expect(gz).toBeGreaterThan(0)
+      expect(gz).toBeLessThanOrEqual(2 ** 20)
+      // The weights (7 MB) are not inlined: no file of the upload comes near their size.
+      for (const f of readdirSync(out)) expect(readFileSync(join(out, f)).length, f).toBeLessThan(6 * 2 ** 20)
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
