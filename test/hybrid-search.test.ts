@@ -168,11 +168,12 @@ describe('search input as data', () => {
   it('answers any query text with scores in [0, 1], operators and quotes inert, in the hybrid path', async () => {
     const viewer = { accountId: 'acc_nobody', teamIds: [] }
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND')), async (query) => {
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND'), fc.string({ unit: fc.constantFrom('𐀀', '😀', '𝔸', 'a', 'é', ' '), maxLength: 12 })), async (query) => {
         const hits = await searchCatalog(env.DB, { viewer, query, filter: 'public', limit: 5, page: 0, embedder: hashEmbedder, minScore: 0 })
         for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true)
       }),
-      { numRuns: 60 },
+      // Two astral characters are four UTF-16 units but no trigram: that query once reached FTS5 as an empty MATCH (a 500).
+      { numRuns: 60, examples: [['𐀀𐀀'], ['😀😀 invoices'], ['𝔸𝔸𝔸']] },
     )
   })
 

@@ -41,8 +41,9 @@ export function phrase(term: string, prefix = false): string {
 export function trigramMatch(terms: string[]): string | null {
   const grams = new Set<string>()
   for (const term of terms) {
-    if (term.length < 4) continue
+    // Code points, not UTF-16 units: two astral characters are two characters, with no trigram.
     const chars = [...term]
+    if (chars.length < 4) continue
     for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''))
   }
   if (grams.size === 0) return null

@@ -241,9 +241,13 @@ const corrections = new ByteLru<string[]>(2 ** 20)
  */
 async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[]): Promise<string[][]> {
   const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? corrections.get(`${indexVersion}|${t}`) : undefined))
+  // A term with no trigram (short, or astral characters) has no near spellings to look up.
+  unknown.forEach((t, i) => {
+    if (!out[i] && trigramMatch([t]) === null) out[i] = []
+  })
   const ask = unknown.filter((_, i) => !out[i])
   if (ask.length > 0) {
-    const texts = await runQuery(read, typoNeighboursQuery(db, ask.map((t) => trigramMatch([t])!)))
+    const texts = await runQuery(read, typoNeighboursQuery(db, ask.map((t) => trigramMatch([t]) as string)))
     ask.forEach((term, j) => {
       const counts = new Map<string, number>()
       for (const w of texts[j].toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1)
