@@ -239,5 +239,8 @@ async function devSetFigures() {
   console.log(`answerable queries with a labelled agent in the top 10: ${found.length} of ${answerable.length}; its score: min ${f(found.at(-1) ?? 0)}, median ${f(found[found.length >> 1] ?? 0)}`)
   console.log(`no-match queries' best score: min ${f(best[0] ?? 0)}, median ${f(best[best.length >> 1] ?? 0)}, max ${f(best.at(-1) ?? 0)}`)
   console.log(`min_score ${threshold.toFixed(2)} keeps ${kept} of the ${found.length} recalled answerable queries (${f(kept / Math.max(1, found.length))}; recall@10 ${f(kept / answerable.length)} of all ${answerable.length} answerable)`)
+  // The trade-off around it, so a caller can pick a stricter threshold knowing what it costs.
+  const sweep = [0.25, 0.3, 0.35, 0.4].map((t) => `${t.toFixed(2)}: keeps ${found.filter((s) => s >= t).length}/${found.length}, refuses ${noMatch.filter((x) => (x.hits[0]?.score ?? 0) < t).length}/${noMatch.length}`)
+  console.log(`stricter thresholds: ${sweep.join('; ')}`)
   console.log(`no-match queries refused at min_score ${threshold.toFixed(2)}: ${refused} of ${noMatch.length} (${f(refused / Math.max(1, noMatch.length))})`)
 }
