@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { AUDIT_ACTION, runAudit } from './run-audit'
 import { action, mockFetch, newCaller, request, type Json } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
 import { CANNIBALIZED, HTML_PATHS, ORIGIN, PLANTED, trailgear } from '../fixtures/sites/trailgear'
 
-const NAME = 'content_audit_generate_audit_action'
+const NAME = AUDIT_ACTION
 
-/** Starts an audit and polls its run until it ends. */
-async function runAudit(token: string, body: Record<string, unknown>): Promise<{ run: Json; response: Json }> {
-  const started = await action(NAME, body, token, { prefer: 'respond-async' })
-  expect(started.status, JSON.stringify(started.body)).toBe(202)
-  const runId = started.body.response.run_id
-  for (let i = 0; i < 20; i++) {
-    const res = await request('GET', `/v1/runs/${runId}?wait=20`, { token })
-    if (res.body.response.state === 'succeeded' || res.body.response.state === 'failed') return { run: res.body.response, response: res.body.response.output }
-  }
-  throw new Error('the audit did not finish')
-}
 
 const path = (url: string) => url.slice(ORIGIN.length) || '/'
 

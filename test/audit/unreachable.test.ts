@@ -2,21 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { assertStartPageReachable } from '../../src/crawler/site'
 import { UpstreamError } from '../../src/providers/errors'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
-import { action, mockFetch, newCaller, request, type Json } from '../helpers'
+import { AUDIT_ACTION, runAudit } from './run-audit'
+import { action, mockFetch, newCaller, type Json } from '../helpers'
 import { ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 
-const NAME = 'content_audit_generate_audit_action'
+const NAME = AUDIT_ACTION
 
-async function runAudit(token: string, body: Record<string, unknown>): Promise<{ run: Json; response: Json }> {
-  const started = await action(NAME, body, token, { prefer: 'respond-async' })
-  expect(started.status, JSON.stringify(started.body)).toBe(202)
-  const runId = started.body.response.run_id
-  for (let i = 0; i < 20; i++) {
-    const res = await request('GET', `/v1/runs/${runId}?wait=20`, { token })
-    if (res.body.response.state === 'succeeded' || res.body.response.state === 'failed') return { run: res.body.response, response: res.body.response.output }
-  }
-  throw new Error('the audit did not finish')
-}
 
 /** A site whose pages all answer `status`, or whose connections are refused (status null). */
 function site(host: string, status: number | null) {
