@@ -1,6 +1,7 @@
 import { Router } from '../http/route-table'
 import { actions } from '../actions/registry'
 import { REPORT_ACTIONS, renderDocument } from '../reports/routes'
+import { PageHead, TableHead } from '../reports/view'
 import { CONSOLE_JS, REPORT_JS } from './script'
 import { APP_CSS } from './styles'
 
@@ -11,14 +12,7 @@ export const CONSOLE_CSP = "default-src 'self'; base-uri 'none'; form-action 'se
 function ConsolePage({ actionNames }: { actionNames: string[] }) {
   return (
     <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>Console · Agent Action API</title>
-        <link rel="stylesheet" href="/console/assets/app.css" />
-        <script src="/console/assets/console.js" defer></script>
-      </head>
+      <PageHead title="Console · Agent Action API" script="/console/assets/console.js" />
       <body data-report-actions={REPORT_ACTIONS.join(',')}>
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
@@ -70,16 +64,7 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
               <div class="scroll">
                 <table>
                   <caption class="sr-only">Runs of this account, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Run</th>
-                      <th scope="col">Action</th>
-                      <th scope="col">State</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Attempts</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={['Run', 'Action', 'State', 'Created', 'Duration', 'Attempts']} />
                   <tbody id="runs-body"></tbody>
                 </table>
               </div>
@@ -124,16 +109,7 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
               <div class="scroll">
                 <table>
                   <caption class="sr-only">Tokens of this account</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Starts with</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Expires</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">Revoke</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={['Name', 'Starts with', 'Created', 'Expires', 'Last used', 'Revoke']} />
                   <tbody id="tokens-body"></tbody>
                 </table>
               </div>

@@ -3,7 +3,7 @@
  * fallbacks, so an audit with more (or fewer) fields than this page knows still renders.
  */
 import { BarChart, bucketCounts, Gauge, SCORE_BUCKETS } from './charts'
-import { arr, Badge, ExternalLink, isObject, num, str, Value, when } from './view'
+import { arr, Badge, ExternalLink, isObject, num, str, Value, when, TableHead } from './view'
 
 type Json = Record<string, unknown>
 
@@ -66,16 +66,7 @@ function Plan({ items }: { items: Json[] }) {
     <div class="scroll">
       <table id="action-plan">
         <caption class="sr-only">Action plan, highest priority first</caption>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Priority</th>
-            <th scope="col">Issue</th>
-            <th scope="col">Category</th>
-            <th scope="col">Pages</th>
-            <th scope="col">Fix</th>
-          </tr>
-        </thead>
+        <TableHead columns={['#', 'Priority', 'Issue', 'Category', 'Pages', 'Fix']} />
         <tbody>
           {items.map((item, i) => {
             const pages = arr(item.pages)
@@ -129,14 +120,7 @@ function Cannibalization({ groups }: { groups: Json[] }) {
           <p>{str(g.recommendation) ?? ''}</p>
           <div class="scroll">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Page</th>
-                  <th scope="col">Title</th>
-                  <th scope="col">Score</th>
-                  <th scope="col">Evidence</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Page', 'Title', 'Score', 'Evidence']} />
               <tbody>
                 {arr(g.pages)
                   .filter(isObject)
@@ -192,18 +176,7 @@ function Inventory({ rows }: { rows: Json[] }) {
       <div class="scroll">
         <table id="inventory">
           <caption class="sr-only">Page inventory</caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Status</th>
-              <th scope="col">Title</th>
-              <th scope="col">Words</th>
-              <th scope="col">SEO</th>
-              <th scope="col">AEO</th>
-              <th scope="col">Issues</th>
-            </tr>
-          </thead>
+          <TableHead columns={['URL', 'Kind', 'Status', 'Title', 'Words', 'SEO', 'AEO', 'Issues']} />
           <tbody>
             {rows.map((r) => {
               const issues = arr(r.issues).filter(isObject)

@@ -63,9 +63,7 @@ export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Ch
       return (
         <div class="scroll">
           <table>
-            <thead>
-              <tr>{keys.map((k) => <th scope="col">{label(k)}</th>)}</tr>
-            </thead>
+            <TableHead columns={keys.map(label)} />
             <tbody>
               {shown.map((o) => (
                 <tr>{keys.map((k) => <td><Value value={(o as Record<string, Json>)[k]} depth={depth + 1} /></td>)}</tr>
@@ -102,18 +100,41 @@ export function Badge({ kind, children }: { kind: string; children?: Child }) {
   return <span class={`badge badge-${kind.replace(/[^a-z0-9-]/gi, '').toLowerCase() || 'other'}`}>{children ?? kind}</span>
 }
 
+/** A table's header row of column names. */
+export function TableHead({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col">{c}</th>
+        ))}
+      </tr>
+    </thead>
+  )
+}
+
+/**
+ * The `<head>` of the console and the report pages: the shared same-origin stylesheet and one
+ * same-origin script (CSP default-src 'self'), and no referrer for links out of the page.
+ */
+export function PageHead({ title, script }: { title: string; script: string }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="referrer" content="no-referrer" />
+      <title>{title}</title>
+      <link rel="stylesheet" href="/console/assets/app.css" />
+      <script src={script} defer></script>
+    </head>
+  )
+}
+
 /** The page around a report: same-origin stylesheet and script only (CSP default-src 'self'). */
 export function ReportLayout({ title, children }: { title: string; children?: Child }) {
   return (
     <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>{title}</title>
-        <link rel="stylesheet" href="/console/assets/app.css" />
-        <script src="/console/assets/report.js" defer></script>
-      </head>
+      <PageHead title={title} script="/console/assets/report.js" />
       <body class="report">
         <header class="top">
           <a href="/console" class="brand">Agent Action API console</a>
