@@ -31,14 +31,20 @@ describe('the /docs page in headless Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('sends a request with the token typed into the page', async () => {
+  /** The /docs page signed in with the dev server's token, with an action's "Try it" open. */
+  async function openTryIt(action: string) {
     const { token } = inject('devServer')
     const page = await browser.newPage()
     await page.goto(`${url}/docs`)
     await page.waitForSelector('body[data-ready="true"]')
     await page.fill('#token', token)
-    const section = page.locator('section[data-action="search"]')
+    const section = page.locator(`section[data-action="${action}"]`)
     await section.locator('summary', { hasText: 'Try it' }).click()
+    return section
+  }
+
+  it('sends a request with the token typed into the page', async () => {
+    const section = await openTryIt('search')
     await section.locator('textarea').fill('{"query":"youtube","limit":1}')
     await section.locator('button').click()
     // A whole search round trip through the dev server: far more than the 1 s poll default on a busy machine.
@@ -68,13 +74,8 @@ describe('the /docs page in headless Chromium', () => {
   })
 
   it('sends Workflow-Id, Idempotency-Key and Prefer from "Try it"', async () => {
-    const { token } = inject('devServer')
-    const page = await browser.newPage()
-    await page.goto(`${url}/docs`)
-    await page.waitForSelector('body[data-ready="true"]')
-    await page.fill('#token', token)
-    const section = page.locator('section[data-action="search"]')
-    await section.locator('summary', { hasText: 'Try it' }).click()
+    const section = await openTryIt('search')
+    const page = section.page()
     const key = `docs-${Date.now()}`
     await section.locator('input[data-header="Workflow-Id"]').fill('docs-page')
     await section.locator('input[data-header="Idempotency-Key"]').fill(key)
