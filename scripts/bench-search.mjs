@@ -17,10 +17,9 @@
  * `--embedder none` measures the lexical-only path. The Worker prints its per-isolate search memory
  * (GET /v1/admin/search-memory), reported at the end.
  */
-import { readFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
-import { join } from 'node:path'
 import { renderSql } from './seed/build.mjs'
+import { generator, metatoolQueries, textCodes, title, wordVectors } from './lib/bench-catalog.mjs'
 import { createBenchToken, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 
 const args = process.argv.slice(2)
@@ -35,46 +34,7 @@ const REUSE = args.includes('--reuse')
 const WARMUP = opt('warmup', 20)
 const EMBEDDER = args.includes('--embedder') ? args[args.indexOf('--embedder') + 1] : 'offline'
 
-// Deterministic generator (mulberry32) so every run searches the same catalog.
-let seed = 42
-const rand = () => {
-  seed |= 0
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const VOCAB = `account analytics audit blog brief calendar campaign candidate churn competitor content contract crm customer dashboard
-deal digest domain email enrichment event expense finance forecast funding growth hiring invoice keyword lead linkedin meeting
-metrics newsletter note onboarding outreach pipeline podcast pricing product prospect quarterly recap recruiting renewal report
-research revenue review roadmap sales schedule screening security seo sentiment social sprint summary support survey ticket
-timeline transcript trend video webinar website weekly writer youtube bluesky backlink citation answer engine crawl inventory
-schema markup headline caption thread hashtag launch press release investor board memo budget payroll tax receipt vendor
-procurement compliance policy incident postmortem changelog release deploy repository issue pull request code review test
-coverage latency uptime monitor alert oncall runbook translation localization glossary persona interview feedback nps`.split(/\s+/)
-// Word frequencies follow Zipf's law (p ~ 1/rank) as in real text. Ranks below 100 are function
-// words, which search drops as stop words, so names and descriptions draw from ranks 100 and up:
-// the commonest content word then appears in a few percent of agents, as in a real catalog.
-const SYLLABLES = 'ka lo mi ne ru sa ti vo ze bar cor den fin gal hum lex mor nix pol quin rex sol tor vex'.split(' ')
-const synthetic = Array.from({ length: 6000 }, (_, i) => SYLLABLES[i % 24] + SYLLABLES[Math.floor(i / 24) % 24] + (i >= 576 ? SYLLABLES[Math.floor(i / 576) % 24] : ''))
-const WORDS = [...VOCAB, ...synthetic]
-const FIRST_RANK = 100
-const harmonic = WORDS.reduce((sum, _, i) => sum + 1 / (FIRST_RANK + i), 0)
-const cumulative = []
-WORDS.reduce((acc, _, i) => (cumulative[i] = acc + 1 / (FIRST_RANK + i) / harmonic), 0)
-const word = () => {
-  const u = rand()
-  let lo = 0
-  let hi = WORDS.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (cumulative[mid] < u) lo = mid + 1
-    else hi = mid
-  }
-  return WORDS[lo]
-}
-const phrase = (n) => Array.from({ length: n }, word).join(' ')
-const title = (s) => s.replace(/\b\w/g, (c) => c.toUpperCase())
+const { rand, phrase } = generator(42)
 
 function agentSql(from, to, now) {
   const params = { type: 'object', properties: { topic: { type: 'string', description: 'Topic to work on' } }, required: ['topic'], additionalProperties: false }
@@ -96,19 +56,10 @@ function agentSql(from, to, now) {
 
 const texts = []
 
-/** Vector rows for agents from..to: each the normalized sum of its words' encoder vectors, as int8 codes. */
-function vectorSql(from, to, wordVectors) {
+/** Vector rows for agents from..to, as int8 codes. */
+function vectorSql(from, to, vectors) {
   const rows = []
-  for (let i = from; i < to; i++) {
-    const v = new Float32Array(512)
-    for (const w of texts[i].toLowerCase().match(/[a-z]+/g)) {
-      const wv = wordVectors.get(w)
-      if (wv) for (let d = 0; d < 512; d++) v[d] += wv[d]
-    }
-    const norm = Math.hypot(...v) || 1
-    const hex = Buffer.from(Int8Array.from(v, (x) => Math.max(-127, Math.min(127, Math.round((127 * x) / norm)))).buffer).toString('hex')
-    rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${hex}', ${i + 1})`)
-  }
+  for (let i = from; i < to; i++) rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${Buffer.from(textCodes(texts[i], vectors).buffer).toString('hex')}', ${i + 1})`)
   return `INSERT INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`
 }
 const EMBEDDER_ID = 'offline:use-lite-512-u8'
@@ -148,13 +99,9 @@ const sql = [renderSql([{ sql: 'INSERT INTO accounts (id, name, created_at) VALU
 // The generator runs either way, so the queries below are the same with or without --reuse.
 for (let i = 0; i < AGENTS; i += 20_000) sql.push(agentSql(i, Math.min(AGENTS, i + 20_000), now))
 if (EMBEDDER !== 'none' && !REUSE) {
-  const { offlineEncoder } = await import('../src/agents/encoder.ts')
-  const encoder = offlineEncoder(async (path) => new Response(readFileSync(join('assets', path))))
-  const vocab = [...new Set(texts.join(' ').toLowerCase().match(/[a-z]+/g))]
-  const wordVectors = new Map()
-  for (let i = 0; i < vocab.length; i += 64) (await encoder.embed(vocab.slice(i, i + 64))).forEach((v, j) => wordVectors.set(vocab[i + j], v))
-  console.log(`embedded the catalog's ${vocab.length} distinct words`)
-  for (let i = 0; i < AGENTS; i += 2000) sql.push(vectorSql(i, Math.min(AGENTS, i + 2000), wordVectors))
+  const { vectors } = await wordVectors(texts)
+  console.log(`embedded the catalog's ${vectors.size} distinct words`)
+  for (let i = 0; i < AGENTS; i += 2000) sql.push(vectorSql(i, Math.min(AGENTS, i + 2000), vectors))
 }
 const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? [] : sql, fresh: !REUSE, vars: { SEARCH_EMBEDDER: EMBEDDER } })
 console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; concurrency ${CONCURRENCY}, ${SECONDS} s per route in 5 alternating windows`)
@@ -168,12 +115,7 @@ try {
   const owner = await fetch(`${server.url}/v1/admin/accounts/acc_benchowner/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'owner' }) }).then((r) => r.json())
   const ownerHeaders = { authorization: `Bearer ${owner.response.token}`, 'content-type': 'application/json' }
   await fetch(`${server.url}/v1/admin/accounts/acc_benchowner`, { method: 'PATCH', headers: admin, body: JSON.stringify({ rate_limit_per_minute: 1_000_000_000, rate_limit_per_day: 1_000_000_000 }) }).then((r) => r.arrayBuffer())
-  const metatool = readFileSync(join('..', 'shared', 'benchmarks', 'metatool', 'all_clean_data.csv'), 'utf8')
-    .split('\n')
-    .slice(1)
-    .map((line) => (line.startsWith('"') ? line.slice(1, line.indexOf('",')) : line.slice(0, line.lastIndexOf(','))).replace(/""/g, '"').trim())
-    .filter(Boolean)
-  const distinct = [...new Set(metatool)].sort(() => rand() - 0.5)
+  const distinct = metatoolQueries().sort(() => rand() - 0.5)
   const queries = distinct.slice(0, 500)
   let q = 0
   // Warm up both paths once.

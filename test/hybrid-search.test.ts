@@ -5,7 +5,8 @@ import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agen
 import { normalize } from '../src/agents/encoder'
 import { LEXICAL_K, LEXICAL_WEIGHT, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { searchCatalog } from '../src/agents/search'
-import { cosine, quantize, resetVectorIndex } from '../src/agents/vector-index'
+import { resetVectorIndex } from '../src/agents/search-state'
+import { cosine, indexCosine, quantize } from '../src/agents/vector-index'
 import { pendingAgents, saveVectors } from '../src/db/vectors'
 import { createTeam, newCaller } from './helpers'
 
@@ -101,11 +102,8 @@ describe('hybrid search pages', () => {
     const cos = new Map<number, number>()
     for (const a of agents) {
       if (!a.vec) continue
-      const codes = new Int8Array(a.vec)
-      let dot = 0
-      let norm = 0
-      codes.forEach((c, i) => ((dot += q[i] * c), (norm += c * c)))
-      cos.set(a.rowid, norm > 0 ? dot / Math.sqrt(norm) : 0)
+      // The documented cosine of the index's codes (vector-index.ts), not the plain int8 cosine.
+      cos.set(a.rowid, indexCosine(q, new Int8Array(a.vec)))
     }
     const nearest = [...cos].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, SEMANTIC_CANDIDATES)
     const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { blendedScore, partScore } from '../src/db/agents'
+import { blendedScore, partScore } from '../src/agents/ranking'
 import { catalogPoint, rankPublic } from '../src/agents/public-rank'
 
 let seed = 3

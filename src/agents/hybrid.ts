@@ -9,10 +9,10 @@
  * the same across queries and one `min_score` threshold can be documented. The weights were chosen
  * on that dev half only (scripts/eval-search.mjs).
  */
-import { POPULARITY_WEIGHT } from '../db/agents'
-import { ByteLru } from '../lib/lru'
 import type { Embedder } from './embedder'
+import { POPULARITY_WEIGHT } from './ranking'
 import type { Matches } from './relevance'
+import { cached } from './search-state'
 import type { VectorIndex } from './vector-index'
 
 export const LEXICAL_WEIGHT = 0.45
@@ -52,26 +52,19 @@ export interface Semantic {
 }
 
 /**
- * Query vectors per embedder and query text, per isolate: embedding dominates a hybrid search's
- * time and callers repeat queries. 2 KB a 512-d vector; 4 MB keeps about 2,000.
+ * The query's vector from the cache (search-state.ts: embedding dominates a hybrid search's time and
+ * callers repeat queries) or the embedder; null (and the failure reported) when it fails.
  */
-const queryVectors = new ByteLru<Float32Array>(4 * 2 ** 20)
-
-/** The query's vector from the cache or the embedder; null (and the failure reported) when it fails. */
 export async function queryVector(embedder: Embedder, query: string, onError: (err: unknown) => void): Promise<Float32Array | null> {
   const text = query.trim().replace(/\s+/g, ' ').slice(0, 1000)
-  const key = `${embedder.id}|${text}`
-  const hit = queryVectors.get(key)
+  const hit = cached.vector(embedder.id, text)
   if (hit) return hit
   try {
     const [v] = await embedder.embed([text])
-    queryVectors.set(key, v, v.byteLength + 2 * key.length)
+    cached.setVector(embedder.id, text, v)
     return v
   } catch (err) {
     onError(err)
     return null
   }
 }
-
-/** Bytes held by the query-vector cache. */
-export const queryVectorBytes = () => queryVectors.bytes

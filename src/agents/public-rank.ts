@@ -5,21 +5,14 @@
  * small statement sent along with the search's first read. D1 then returns just the page's rows,
  * instead of joining every candidate that might rank.
  */
-import { blendedScore, partFloor, partScore, relevanceFloor, runQuery, type Read } from '../db/agents'
+import { runQuery, type Read } from '../db/agents'
 import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
+import { blendedScore, partFloor, partScore, relevanceFloor } from './ranking'
 import { DENSE_ROWIDS, type Matches } from './relevance'
+import { publicRanking, type PublicState } from './search-state'
 
-export interface PublicState extends CatalogPoint {
-  /** Executions by rowid; -1 (or past the end) where the agent is not public. */
-  executions: Float64Array
-}
+export type { PublicState }
 
-let state: PublicState | null = null
-
-/** Bytes held by the public ranking state. */
-export const publicStateBytes = () => state?.executions.byteLength ?? 0
-/** When a search of this isolate started loading the state, or 0; searches meanwhile rank in D1. */
-let loadingSince = 0
 /** A load that has not finished by then was abandoned (its request cancelled). */
 const LOAD_GIVEN_UP_MS = 30_000
 
@@ -106,22 +99,22 @@ export async function loadPublicState(db: D1Database, read: Read, chunk = PUBLIC
 
 /** Applies the changes since `since`; false when they cannot bring this state up to date. */
 function apply(changes: AgentChanges, since: number): boolean {
-  if (!state || changes.index !== state.index) return false
+  if (!publicRanking.state || changes.index !== publicRanking.state.index) return false
   // Older entries may have been dropped from the log.
   if (changes.version - since > CHANGE_LOG_LENGTH) return false
   // Another search of this isolate brought the state further meanwhile.
-  if (changes.version <= state.version) return true
+  if (changes.version <= publicRanking.state.version) return true
   const c = changes.changed
   for (let i = 0; i < c.length; i += 3) {
     const rowid = c[i]
     if (rowid >= DENSE_ROWIDS) {
-      state = null
+      publicRanking.state = null
       return false
     }
-    state.executions = grown(state.executions, rowid)
-    state.executions[rowid] = c[i + 1] === 1 ? c[i + 2] : -1
+    publicRanking.state.executions = grown(publicRanking.state.executions, rowid)
+    publicRanking.state.executions[rowid] = c[i + 1] === 1 ? c[i + 2] : -1
   }
-  state.version = changes.version
+  publicRanking.state.version = changes.version
   return true
 }
 
@@ -140,39 +133,39 @@ export interface PublicRanker {
  * D1 instead (another search is loading the state, or the catalog cannot be held).
  */
 export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoint): Promise<PublicRanker | null> {
-  if (!state || state.index !== seen.index || seen.version - state.version > CHANGE_LOG_LENGTH) {
-    if (loadingSince && Date.now() - loadingSince < LOAD_GIVEN_UP_MS) return null
-    loadingSince = Date.now()
+  if (!publicRanking.state || publicRanking.state.index !== seen.index || seen.version - publicRanking.state.version > CHANGE_LOG_LENGTH) {
+    if (publicRanking.loadingSince && Date.now() - publicRanking.loadingSince < LOAD_GIVEN_UP_MS) return null
+    publicRanking.loadingSince = Date.now()
     try {
       const loaded = await loadPublicState(db, read)
-      if (loaded && (!state || loaded.index !== state.index || loaded.version > state.version)) state = loaded
+      if (loaded && (!publicRanking.state || loaded.index !== publicRanking.state.index || loaded.version > publicRanking.state.version)) publicRanking.state = loaded
     } finally {
-      loadingSince = 0
+      publicRanking.loadingSince = 0
     }
-    if (!state || state.index !== seen.index) return null
+    if (!publicRanking.state || publicRanking.state.index !== seen.index) return null
   }
-  const fits = () => state !== null && state.index === seen.index
+  const fits = () => publicRanking.state !== null && publicRanking.state.index === seen.index
   // The guess and the page rank the same matches: the second time comes from here unless the state moved.
   let last: { m: Matches; k: number; executions: Float64Array; version: number; ranked: RankedAgent[] } | null = null
   const rank = (m: Matches, k: number) => {
     if (!fits()) return null
-    const { executions, version } = state!
+    const { executions, version } = publicRanking.state!
     if (last?.m !== m || last.k !== k || last.executions !== executions || last.version !== version) {
       last = { m, k, executions, version, ranked: rankPublic(m, executions, k) }
     }
     return last.ranked
   }
-  let upToDate = state.version >= seen.version
+  let upToDate = publicRanking.state.version >= seen.version
   const current = () => upToDate && fits()
   if (upToDate) return { read, rank, current }
-  const since = state.version
+  const since = publicRanking.state.version
   let first = true
   const readWithChanges: Read = async (statements) => {
     if (!first) return read(statements)
     first = false
     const changes = agentChangesQuery(db, since)
     const results = await read([...statements, changes.statement])
-    upToDate = apply(changes.read(results[results.length - 1]), since) && state!.version >= seen.version
+    upToDate = apply(changes.read(results[results.length - 1]), since) && publicRanking.state!.version >= seen.version
     return results.slice(0, -1)
   }
   return { read: readWithChanges, rank, current }

@@ -2,28 +2,21 @@
  * Relevance of the agents a word query matches, from per-phrase lists that FTS5 scores once and the
  * Worker keeps until agent text changes.
  */
-import { joinLists, LIST_CHUNK, listBytes, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
-import { ByteLru } from '../lib/lru'
+import { joinLists, LIST_CHUNK, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
 import { phrase } from './query'
+import { cached, phraseStats, scratch } from './search-state'
 
 /**
- * Relevance lists per phrase, per isolate, keyed by the index version (the third part of the catalog
- * version, moved by every change to agent text; migration 0009): a list depends on nothing else, so
- * executions and reviews leave it valid. Bounded by the memory the lists take, least recently used
- * first out. 16 MB holds every list of a 100,000-agent catalog (about 2.6 million entries): a list
- * pushed out has to be scored again by FTS5, which costs far more than reading a new one.
+ * Relevance lists are cached per phrase under the index version (see search-state.ts): a list
+ * depends on agent text alone, so executions and reviews leave it valid. A list pushed out has to be
+ * scored again by FTS5, which costs far more than reading a new one.
  */
-const listCache = new ByteLru<PhraseList>(16 * 2 ** 20)
-
-/** Bytes held by the relevance list cache and the scratch arrays. */
-export const relevanceBytes = () => listCache.bytes + acc.byteLength + seen.byteLength
-
-function cachedList(key: string | null): PhraseList | undefined {
-  return key ? listCache.get(key) : undefined
+function cachedList(indexVersion: string | null, expr: string): PhraseList | undefined {
+  return indexVersion ? cached.list(indexVersion, expr) : undefined
 }
 
-function rememberList(key: string | null, list: PhraseList): void {
-  if (key) listCache.set(key, list, listBytes(list))
+function rememberList(indexVersion: string | null, expr: string, list: PhraseList): void {
+  if (indexVersion) cached.setList(indexVersion, expr, list)
 }
 
 /**
@@ -37,21 +30,20 @@ export interface QueryPhrases {
   lists: Map<string, PhraseList>
   /** Set only once the last term is known to match nothing as a word. */
   prefixList: PhraseList | undefined
-  keyOf: (expr: string) => string | null
+  indexVersion: string | null
 }
 
 export function lookupPhrases(indexVersion: string | null, terms: string[]): QueryPhrases {
   const exprs = terms.map((t) => phrase(t))
   const last = terms[terms.length - 1]
-  const keyOf = (expr: string) => (indexVersion ? `${indexVersion}|${expr}` : null)
   const lists = new Map<string, PhraseList>()
   for (const expr of exprs) {
-    const hit = cachedList(keyOf(expr))
+    const hit = cachedList(indexVersion, expr)
     if (hit) lists.set(expr, hit)
   }
   const prefix = last.length >= 2 ? phrase(last, true) : null
-  const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(keyOf(prefix)) : undefined
-  return { exprs, prefix, lists, prefixList, keyOf }
+  const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(indexVersion, prefix) : undefined
+  return { exprs, prefix, lists, prefixList, indexVersion }
 }
 
 /** What the cache lacks: the phrases to read and the query reading them, or null when it has everything. */
@@ -96,15 +88,13 @@ export async function completeLists(db: D1Database, read: Read, missing: Missing
 }
 
 /**
- * How often a phrase the cache lacked turned out to match nothing, in this isolate (a moving
- * average). Guessing that all missing phrases match nothing lets search rank in the same round trip
+ * How often a phrase the cache lacked turned out to match nothing (search-state.ts's phraseStats).
+ * Guessing that all missing phrases match nothing lets search rank in the same round trip
  * as it reads them; a right guess saves a round trip, a wrong one wastes a ranking, so search
  * guesses when the guess is more likely right than wrong.
  */
-let emptyRate = 0.5
-
 export function likelyEmpty(missing: MissingLists): boolean {
-  return emptyRate ** Math.max(1, missing.phrases.length) >= 0.5
+  return phraseStats.emptyRate ** Math.max(1, missing.phrases.length) >= 0.5
 }
 
 /** Stores fetched lists in the query and the cache; true when any of them matches something. */
@@ -112,13 +102,13 @@ export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedL
   const lastExpr = q.exprs[q.exprs.length - 1]
   missing.phrases.forEach((expr, i) => {
     q.lists.set(expr, fetched.lists[i])
-    rememberList(q.keyOf(expr), fetched.lists[i])
+    rememberList(q.indexVersion, expr, fetched.lists[i])
     const empty = fetched.lists[i].rowids.length === 0 && (expr !== lastExpr || !fetched.fallback?.rowids.length)
-    emptyRate += 0.05 * (Number(empty) - emptyRate)
+    phraseStats.emptyRate += 0.05 * (Number(empty) - phraseStats.emptyRate)
   })
   if (fetched.fallback) {
     q.prefixList = fetched.fallback
-    rememberList(q.keyOf(q.prefix!), fetched.fallback)
+    rememberList(q.indexVersion, q.prefix!, fetched.fallback)
   }
   return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0
 }
@@ -144,12 +134,11 @@ export interface Matches {
 }
 
 /**
- * Scratch space indexed by rowid for adding up lists, kept between queries; catalogs whose rowids run
- * past DENSE_ROWIDS are merged by rowid instead (slower, no memory to speak of).
+ * Lists are added up in scratch space indexed by rowid (search-state.ts), kept between queries;
+ * catalogs whose rowids run past DENSE_ROWIDS are merged by rowid instead (slower, no memory to
+ * speak of).
  */
 export const DENSE_ROWIDS = 4_000_000
-let acc = new Float64Array(0)
-let seen = new Uint8Array(0)
 
 /**
  * bm25 of the OR query for every matching agent: the sum of its phrases' relevance, added in phrase
@@ -166,10 +155,11 @@ export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches
     max = Math.max(max, l.rowids[l.rowids.length - 1] ?? 0)
   }
   if (max >= DENSE_ROWIDS) return { ...mergeLists(lists, size), match, scale: 'bm25' }
-  if (acc.length <= max) {
-    acc = new Float64Array(max + 1)
-    seen = new Uint8Array(max + 1)
+  if (scratch.acc.length <= max) {
+    scratch.acc = new Float64Array(max + 1)
+    scratch.seen = new Uint8Array(max + 1)
   }
+  const { acc, seen } = scratch
   const rowids = new Float64Array(size)
   let n = 0
   for (const { rowids: ids, values, at } of lists) {

@@ -1,9 +1,6 @@
 import {
   listByPopularityQuery,
-  partFloor,
   rankCandidatesQuery,
-  relevanceFloor,
-  relevancePart,
   runQueries,
   runQuery,
   typoNeighboursQuery,
@@ -17,35 +14,13 @@ import {
   type VisibilityFilter,
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
-import { ByteLru } from '../lib/lru'
 import type { Embedder } from './embedder'
-import { fuse, queryVector, queryVectorBytes, type Semantic } from './hybrid'
-import { catalogPoint, publicRanker, publicStateBytes, type PublicRanker, type RankedAgent } from './public-rank'
+import { fuse, queryVector, type Semantic } from './hybrid'
+import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { editDistance, phrase, queryTerms, trigramMatch } from './query'
-import { absorb, candidatesOf, relevanceBytes, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
-import { vectorIndex, vectorIndexBytes } from './vector-index'
-
-/**
- * Search's per-isolate state, and its one policy: everything is derived from D1 and keyed by (or
- * checked against) the version of what it was derived from, so a stale entry is never served, only
- * left to age out; each piece is bounded by bytes. The pieces: the page cache (public pages, by
- * catalog version, 8 MB, below); relevance lists per phrase (by index version, 16 MB, relevance.ts);
- * typo corrections (by index version, 1 MB, below); query vectors (by embedder and text, 4 MB,
- * hybrid.ts); public executions by rowid (by catalog version, kept current from the change log,
- * public-rank.ts); the vector index (by vector sequence, at most VECTOR_REFRESH_MS behind,
- * MAX_VECTORS agents, vector-index.ts). `searchMemory` adds them up.
- */
-export function searchMemory(): Record<string, number> {
-  const parts = {
-    page_cache: pageCache.bytes + askedOnce.size * 48,
-    relevance_lists: relevanceBytes(),
-    typo_corrections: corrections.bytes,
-    query_vectors: queryVectorBytes(),
-    public_state: publicStateBytes(),
-    vector_index: vectorIndexBytes(),
-  }
-  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
-}
+import { partFloor, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
+import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
+import { askedBefore, cached, sawCatalog, vectorIndex } from './search-state'
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
 export const VECTOR_REFRESH_MS = 1000
@@ -70,43 +45,16 @@ export interface CatalogSearch {
 }
 
 /**
- * Pages of public searches, per isolate, keyed by catalog version: every agent write moves the version
- * (triggers in migration 0008), so a cached page is exactly what the query would return now. Only the
- * public filter is cached, since its answer does not depend on who asks. Bounded by the memory the
- * pages take, least recently used first out. A page is kept only when its query comes a second time,
- * so the long tail of queries asked once cannot push out the ones callers repeat.
+ * Pages of public searches are cached (search-state.ts) under the catalog version: every agent write
+ * moves the version (triggers in migration 0008), so a cached page is exactly what the query would
+ * return now. Only the public filter is cached, since its answer does not depend on who asks; a page
+ * is kept only when its query comes a second time.
  */
-const pageCache = new ByteLru<ScoredAgent[]>(8 * 2 ** 20)
-/** Hashes of the page keys asked once (a collision only lets a page in early). */
-const askedOnce = new Set<number>()
-const ASKED_ONCE_LIMIT = 50_000
-
-/** FNV-1a, 32 bits. */
-function hashKey(key: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
-
-function rememberPage(key: string, rows: ScoredAgent[]): void {
-  const h = hashKey(key)
-  if (askedOnce.delete(h)) return pageCache.set(key, rows, pageBytes(rows))
-  if (askedOnce.size >= ASKED_ONCE_LIMIT) askedOnce.clear()
-  askedOnce.add(h)
-}
-
-/** Roughly what a page holds in memory: its text (two bytes a character) and a little per row. */
-function pageBytes(rows: ScoredAgent[]): number {
-  let chars = 0
-  for (const r of rows) chars += r.name.length + r.description.length + r.parameters.length + r.workflow.length + r.param_text.length + 200
-  return 2 * chars
-}
-
 function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null): string | null {
   if (s.filter !== 'public' || !s.catalogVersion) return null
   // A hybrid page also depends on the vectors (their sequence) and the whole query text (its vector).
   const vectors = semantic ? `|${semantic.index.embedder}@${semantic.index.seq}|${s.query.trim()}` : ''
-  return `${s.catalogVersion}|${s.limit}|${s.page}|${terms.join(' ')}${vectors}`
+  return `${s.limit}|${s.page}|${terms.join(' ')}${vectors}`
 }
 
 /**
@@ -115,12 +63,13 @@ function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null):
  */
 export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
   const terms = queryTerms(s.query)
+  if (s.catalogVersion) sawCatalog(s.catalogVersion)
   const semantic = s.embedder && terms.length > 0 ? await semanticPart(db, s.embedder, s.query, s.onEmbedError ?? (() => {})) : null
   const key = cacheKey(s, terms, semantic)
-  const hit = key ? pageCache.get(key) : undefined
+  const hit = key ? cached.page(s.catalogVersion!, key) : undefined
   const rows = hit ?? (await rankCatalog(db, read, s, terms, semantic))
   // A page made while the embedder failed is lexical: it is not kept under the hybrid key.
-  if (key && !hit && (!semantic || (await semantic.vector()))) rememberPage(key, rows)
+  if (key && !hit && (!semantic || (await semantic.vector())) && askedBefore(`${s.catalogVersion}|${key}`)) cached.setPage(s.catalogVersion!, key, rows)
   const min = s.minScore
   return min === undefined ? rows : rows.filter((r) => r.score >= min)
 }
@@ -225,22 +174,15 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
   }
 }
 
-/**
- * A misspelt word ranks below the word it was meant to be: the relevance of its corrections counts
- * this much of an exact match's.
- */
-export const TYPO_WEIGHT = 0.5
-/** Corrections kept per unknown word, nearest first. */
+/** Corrections kept per unknown word, nearest first (cached per index version and word, search-state.ts). */
 const MAX_CORRECTIONS = 3
-/** Corrections per index version and word, so a repeated typo costs no round trip. */
-const corrections = new ByteLru<string[]>(2 ** 20)
 
 /**
  * Vocabulary words within a small edit distance of each term (1, or 2 for words of 8+ characters),
  * nearest first, from the agents sharing most trigrams with it.
  */
 async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[]): Promise<string[][]> {
-  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? corrections.get(`${indexVersion}|${t}`) : undefined))
+  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? cached.typo(indexVersion, t) : undefined))
   // A term with no trigram (short, or astral characters) has no near spellings to look up.
   unknown.forEach((t, i) => {
     if (!out[i] && trigramMatch([t]) === null) out[i] = []
@@ -259,7 +201,7 @@ async function correctionsOf(db: D1Database, read: Read, indexVersion: string | 
       const near = found.filter((c) => c.d === found[0].d).slice(0, MAX_CORRECTIONS).map((c) => c.w)
       const i = unknown.indexOf(term)
       out[i] = near
-      if (indexVersion) corrections.set(`${indexVersion}|${term}`, near, 64 + 16 * near.length)
+      if (indexVersion) cached.setTypo(indexVersion, term, near)
     })
   }
   return out.map((c) => c ?? [])

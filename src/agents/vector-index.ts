@@ -1,14 +1,27 @@
 /**
- * The per-isolate index of agent vectors for one embedder: int8 codes (a vector v stored as
- * round(127 · v), v of unit length) in one growing matrix, brought up to date from the change
- * sequence of migration 0015. Bounded: past MAX_VECTORS agents the index stops growing and search
- * stays lexical for the agents it cannot hold (a catalog that large belongs in Vectorize).
+ * The per-isolate index of agent vectors for one embedder, brought up to date from the change
+ * sequence of migration 0015. D1 keeps each vector as int8 codes (v stored as round(127 · v), v of
+ * unit length); the index keeps CODE_BITS bits a dimension (2: a quarter of int8's bytes), which is
+ * what lets a 100,000-agent catalog stay within the search memory budget (search-state.ts).
+ *
+ * The cosine search uses, for query q and an agent's stored codes v, is
+ *
+ *   cos(q, v) = clamp(<q, Q(v)> · |v| / <Q(v), v>, -1, 1)
+ *
+ * where Q(v) maps each dimension of v/|v| (in units of 1/sqrt(d), the spread of a unit vector's
+ * coordinates) to the nearest of 2^CODE_BITS levels (Lloyd-Max for a normal spread). The factor
+ * |v| / <Q(v), v> makes the estimate exact for q along v and unbiased around it; with CODE_BITS = 8,
+ * Q(v) = v and this is the plain cosine of the int8 codes. Bounded: past MAX_VECTORS agents the index
+ * stops growing and search stays lexical for the agents it cannot hold (a catalog that large belongs
+ * in Vectorize). The index this isolate holds lives in search-state.ts.
  */
-import { vectorChanges, type VectorChange } from '../db/vectors'
+import type { VectorChange } from '../db/vectors'
 
+/** Bits a dimension in the index: 1, 2, 4 or 8 (chosen by recall and memory, see the README). */
+export const CODE_BITS = 2
 export const MAX_VECTORS = 120_000
-/** Changes read per round trip while catching up. */
-const CHANGE_PAGE = 5000
+/** Agents whose rowid runs past this are found through a map instead of a dense array. */
+const DENSE_SLOTS = 4_000_000
 
 /** Quantizes a unit vector to the stored int8 codes. */
 export function quantize(v: Float32Array): Int8Array {
@@ -18,8 +31,8 @@ export function quantize(v: Float32Array): Int8Array {
 }
 
 /**
- * Cosine of a unit query vector and stored codes, in [-1, 1]: codes are not exactly unit length, so
- * their norm is divided out (0 for a zero vector).
+ * Cosine of a unit query vector and stored int8 codes, in [-1, 1]: codes are not exactly unit
+ * length, so their norm is divided out (0 for a zero vector).
  */
 export function cosine(q: Float32Array, codes: Int8Array, offset = 0): number {
   let dot = 0
@@ -32,77 +45,219 @@ export function cosine(q: Float32Array, codes: Int8Array, offset = 0): number {
   return norm > 0 ? dot / Math.sqrt(norm) : 0
 }
 
+/** A quantizer: levels (in units of 1/sqrt(d)) and the thresholds between them, ascending. */
+interface Levels {
+  bits: number
+  levels: number[]
+  thresholds: number[]
+}
+
+function levelsOf(bits: number): Levels {
+  const gaussian: Record<number, number[]> = {
+    1: [-0.7979, 0.7979],
+    2: [-1.51, -0.4528, 0.4528, 1.51],
+    // Uniform steps of 0.3352 come within a few percent of Lloyd-Max's error at 16 levels.
+    4: Array.from({ length: 16 }, (_, k) => (k - 7.5) * 0.3352),
+  }
+  const levels = gaussian[bits]
+  if (!levels) throw new Error(`unsupported code width ${bits}`)
+  return { bits, levels, thresholds: levels.slice(1).map((l, i) => (l + levels[i]) / 2) }
+}
+
+/** An agent's vector as the index holds it: packed codes and the factor |v| / <Q(v), v>. */
+export interface Compact {
+  packed: Uint8Array
+  scale: number
+}
+
+/** Packs int8 codes at `bits` a dimension (little end first within a byte). */
+export function compact(v: Int8Array, bits = CODE_BITS): Compact {
+  const d = v.length
+  const perByte = 8 / bits
+  const packed = new Uint8Array(Math.ceil(d / perByte))
+  let norm = 0
+  for (let i = 0; i < d; i++) norm += v[i] * v[i]
+  norm = Math.sqrt(norm)
+  if (norm === 0) return { packed, scale: 0 }
+  if (bits === 8) {
+    for (let i = 0; i < d; i++) packed[i] = v[i] & 0xff
+    return { packed, scale: Math.fround(1 / norm) }
+  }
+  const { levels, thresholds } = levelsOf(bits)
+  const unit = Math.sqrt(d) / norm
+  let along = 0
+  for (let i = 0; i < d; i++) {
+    const x = v[i] * unit
+    let code = 0
+    while (code < thresholds.length && x > thresholds[code]) code++
+    packed[(i / perByte) | 0] |= code << ((i % perByte) * bits)
+    along += levels[code] * v[i]
+  }
+  // Held as a float32, as the index holds it, so every caller computes the same cosine.
+  return { packed, scale: along > 0 ? Math.fround(norm / along) : 0 }
+}
+
+/**
+ * The query's lookup table: for each byte position of the packed codes and each byte value, the
+ * query's dot product with the levels that byte encodes. A dot product is then one lookup a byte.
+ */
+export function lookupTable(q: Float32Array, bits = CODE_BITS): Float64Array {
+  const perByte = 8 / bits
+  const positions = Math.ceil(q.length / perByte)
+  const table = new Float64Array(positions * 256)
+  const levels = bits === 8 ? null : levelsOf(bits).levels
+  const mask = (1 << bits) - 1
+  for (let p = 0; p < positions; p++) {
+    for (let b = 0; b < 256; b++) {
+      let dot = 0
+      for (let j = 0; j < perByte; j++) {
+        const dim = p * perByte + j
+        if (dim >= q.length) break
+        const code = (b >> (j * bits)) & mask
+        dot += q[dim] * (levels ? levels[code] : (code << 24) >> 24)
+      }
+      table[p * 256 + b] = dot
+    }
+  }
+  return table
+}
+
+/** The index's cosine of a query (by its lookup table) and packed codes at `offset`. */
+export function tableCosine(table: Float64Array, packed: Uint8Array, offset: number, positions: number, scale: number): number {
+  let dot = 0
+  for (let p = 0; p < positions; p++) dot += table[(p << 8) | packed[offset + p]]
+  const cos = dot * scale
+  return cos > 1 ? 1 : cos < -1 ? -1 : cos
+}
+
+/** The cosine search uses for query `q` and an agent's stored int8 codes (see the top of this file). */
+export function indexCosine(q: Float32Array, v: Int8Array, bits = CODE_BITS): number {
+  const c = compact(v, bits)
+  return tableCosine(lookupTable(q, bits), c.packed, 0, c.packed.length, c.scale)
+}
+
 export class VectorIndex {
-  readonly slots = new Map<number, number>()
+  /** Slot by rowid (-1: none) for rowids below DENSE_SLOTS; `far` holds the others. */
+  private slotOf = new Int32Array(0)
+  private readonly far = new Map<number, number>()
   rowids = new Float64Array(0)
-  codes = new Int8Array(0)
+  packed = new Uint8Array(0)
+  scales = new Float32Array(0)
   seq = 0
   dims = 0
+  /** Bytes of packed codes per agent. */
+  positions = 0
   count = 0
+  /** The lookup table of the last query, so scoring many agents for one query builds it once. */
+  private last: { q: Float32Array; table: Float64Array } | null = null
 
-  constructor(readonly embedder: string) {}
+  constructor(
+    readonly embedder: string,
+    readonly bits = CODE_BITS,
+  ) {}
 
   /** Bytes the index holds. */
   get bytes(): number {
-    return this.codes.byteLength + this.rowids.byteLength + this.slots.size * 40
+    return this.packed.byteLength + this.scales.byteLength + this.rowids.byteLength + this.slotOf.byteLength + this.far.size * 40 + (this.last?.table.byteLength ?? 0)
+  }
+
+  private slot(rowid: number): number | undefined {
+    if (rowid < DENSE_SLOTS) {
+      const s = rowid < this.slotOf.length ? this.slotOf[rowid] : -1
+      return s < 0 ? undefined : s
+    }
+    return this.far.get(rowid)
+  }
+
+  private setSlot(rowid: number, slot: number): void {
+    if (rowid >= DENSE_SLOTS) {
+      if (slot < 0) this.far.delete(rowid)
+      else this.far.set(rowid, slot)
+      return
+    }
+    if (rowid >= this.slotOf.length) {
+      const next = new Int32Array(Math.min(DENSE_SLOTS, Math.max(rowid + 1, 2 * this.slotOf.length, 1024))).fill(-1)
+      next.set(this.slotOf)
+      this.slotOf = next
+    }
+    this.slotOf[rowid] = slot
   }
 
   apply(changes: VectorChange[]): void {
     for (const c of changes) {
       this.seq = Math.max(this.seq, c.seq)
-      const slot = this.slots.get(c.rowid)
+      const slot = this.slot(c.rowid)
       const vec = c.embedder === this.embedder ? c.vec : null
-      if (vec && this.dims === 0) this.dims = vec.length
+      if (vec && this.dims === 0) {
+        this.dims = vec.length
+        this.positions = Math.ceil(vec.length / (8 / this.bits))
+      }
       if (!vec || vec.length !== this.dims) {
         if (slot !== undefined) this.remove(c.rowid, slot)
         continue
       }
+      if (slot === undefined && this.count >= MAX_VECTORS) continue
+      const code = compact(vec, this.bits)
       if (slot !== undefined) {
-        this.codes.set(vec, slot * this.dims)
+        this.packed.set(code.packed, slot * this.positions)
+        this.scales[slot] = code.scale
         continue
       }
-      if (this.count >= MAX_VECTORS) continue
       this.grow(this.count + 1)
-      this.codes.set(vec, this.count * this.dims)
+      this.packed.set(code.packed, this.count * this.positions)
+      this.scales[this.count] = code.scale
       this.rowids[this.count] = c.rowid
-      this.slots.set(c.rowid, this.count++)
+      this.setSlot(c.rowid, this.count++)
     }
   }
 
   private remove(rowid: number, slot: number): void {
     const last = this.count - 1
+    const p = this.positions
     if (slot !== last) {
-      this.codes.copyWithin(slot * this.dims, last * this.dims, (last + 1) * this.dims)
+      this.packed.copyWithin(slot * p, last * p, (last + 1) * p)
+      this.scales[slot] = this.scales[last]
       this.rowids[slot] = this.rowids[last]
-      this.slots.set(this.rowids[slot], slot)
+      this.setSlot(this.rowids[slot], slot)
     }
-    this.slots.delete(rowid)
+    this.setSlot(rowid, -1)
     this.count--
   }
 
   private grow(n: number): void {
     if (n <= this.rowids.length) return
-    const size = Math.max(n, Math.ceil(this.rowids.length * 1.5), 256)
+    const size = Math.min(MAX_VECTORS, Math.max(n, Math.ceil(this.rowids.length * 1.5), 256))
     const rowids = new Float64Array(size)
     rowids.set(this.rowids.subarray(0, this.count))
-    const codes = new Int8Array(size * this.dims)
-    codes.set(this.codes.subarray(0, this.count * this.dims))
+    const packed = new Uint8Array(size * this.positions)
+    packed.set(this.packed.subarray(0, this.count * this.positions))
+    const scales = new Float32Array(size)
+    scales.set(this.scales.subarray(0, this.count))
     this.rowids = rowids
-    this.codes = codes
+    this.packed = packed
+    this.scales = scales
+  }
+
+  private table(q: Float32Array): Float64Array {
+    if (this.last?.q !== q) this.last = { q, table: lookupTable(q, this.bits) }
+    return this.last.table
   }
 
   /** The cosine of the query and an agent's vector, or null when the agent has none here. */
   cosineOf(q: Float32Array, rowid: number): number | null {
-    const slot = this.slots.get(rowid)
-    return slot === undefined || q.length !== this.dims ? null : cosine(q, this.codes, slot * this.dims)
+    const slot = this.slot(rowid)
+    if (slot === undefined || q.length !== this.dims) return null
+    return tableCosine(this.table(q), this.packed, slot * this.positions, this.positions, this.scales[slot])
   }
 
   /** The `k` agents nearest the query, nearest first (ties by rowid), with their cosines. */
   nearest(q: Float32Array, k: number): { rowid: number; cos: number }[] {
     const best: { rowid: number; cos: number }[] = []
     if (q.length !== this.dims || k <= 0) return best
+    const table = this.table(q)
+    const p = this.positions
     for (let s = 0; s < this.count; s++) {
-      const cos = cosine(q, this.codes, s * this.dims)
+      const cos = tableCosine(table, this.packed, s * p, p, this.scales[s])
       const rowid = this.rowids[s]
       if (best.length === k) {
         const last = best[k - 1]
@@ -117,41 +272,4 @@ export class VectorIndex {
     }
     return best
   }
-}
-
-let index: VectorIndex | null = null
-let checkedAt = 0
-let refreshing: Promise<VectorIndex> | null = null
-
-/**
- * This isolate's index for `embedder`, brought up to date when it was last checked more than
- * `maxAgeMs` ago (one refresh at a time; searches meanwhile wait for it).
- */
-export async function vectorIndex(db: D1Database, embedder: string, maxAgeMs: number, now = Date.now()): Promise<VectorIndex> {
-  if (index?.embedder === embedder && now - checkedAt <= maxAgeMs) return index
-  refreshing ??= (async () => {
-    try {
-      const idx = index?.embedder === embedder ? index : new VectorIndex(embedder)
-      for (;;) {
-        const changes = await vectorChanges(db, idx.seq, CHANGE_PAGE)
-        idx.apply(changes)
-        if (changes.length < CHANGE_PAGE) break
-      }
-      index = idx
-      checkedAt = now
-      return idx
-    } finally {
-      refreshing = null
-    }
-  })()
-  return refreshing
-}
-
-/** Bytes held by this isolate's vector index. */
-export const vectorIndexBytes = () => index?.bytes ?? 0
-
-/** Drops this isolate's index (tests). */
-export function resetVectorIndex(): void {
-  index = null
-  checkedAt = 0
 }

@@ -11,7 +11,7 @@ import { safeEqual } from '../lib/crypto'
 import { newId } from '../lib/ids'
 import { CreateAccountBody, CreateTeamBody, CreateTokenBody, expiryOf, MemberBody, UpdateAccountBody, UpdateTokenBody } from './schemas'
 import { createToken, presentToken } from './tokens'
-import { searchMemory } from '../agents/search'
+import { searchMemory } from '../agents/search-state'
 
 /** Admin routes exist only when ADMIN_TOKEN is set, and need it as the bearer token (compared in constant time). */
 const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,4 +1,5 @@
 /** The agent catalog: rows, visibility-scoped reads, full-text search and reviews. */
+import { POPULARITY_WEIGHT, SCORE_K, WORD_WEIGHTS } from '../agents/ranking'
 
 export type Visibility = 'public' | 'private' | 'team'
 export type VisibilityFilter = Visibility | 'all'
@@ -165,45 +166,8 @@ export async function deleteReview(db: D1Database, agentId: string, accountId: s
 /** One scored search hit. */
 export type ScoredAgent = AgentRow & { score: number }
 
-// Column weights for bm25(): name, description, parameter text.
-const WORD_WEIGHTS = '10.0, 4.0, 1.0'
-/**
- * Relevance r = -bm25 (larger is better) maps to r / (r + K) in [0, 1). Popularity adds at most
- * 0.02 (executions / (executions + 1000)), enough to order near ties and no more.
- */
-export const SCORE_K = 8
-export const POPULARITY_WEIGHT = 0.02
+// Popularity as rankCandidatesQuery adds it: the expression of ranking.ts's partScore.
 const popularity = '(a.executions * 1.0 / (a.executions + 1000))'
-
-/** The relevance part of a blended score, computed as the SQL computes it. */
-export const relevancePart = (rel: number) => ((1 - POPULARITY_WEIGHT) * rel) / (rel + SCORE_K)
-
-/** The score rankCandidatesQuery computes in SQL, operation for operation, so the doubles are equal. */
-export const blendedScore = (rel: number, executions: number) => relevancePart(rel) + POPULARITY_WEIGHT * (executions / (executions + 1000))
-
-/**
- * The least relevance whose score can still reach `score` (popularity adds at most
- * POPULARITY_WEIGHT), lowered by a hair so rounding can only let a match through to be scored;
- * -Infinity when any match can.
- */
-export function relevanceFloor(score: number): number {
-  const y = (score - POPULARITY_WEIGHT) / (1 - POPULARITY_WEIGHT)
-  if (y <= 0) return -Infinity
-  const rel = (SCORE_K * y) / (1 - y)
-  return rel - 1e-9 * (1 + Math.abs(rel))
-}
-
-/**
- * The score of a precomputed relevance part in [0, 1 - POPULARITY_WEIGHT] (hybrid search fuses the
- * lexical and semantic parts in the Worker), popularity added as rankCandidatesQuery adds it in SQL.
- */
-export const partScore = (part: number, executions: number) => part + POPULARITY_WEIGHT * (executions / (executions + 1000))
-
-/** The least part whose score can still reach `score`, lowered by a hair as in relevanceFloor. */
-export function partFloor(score: number): number {
-  const part = score - POPULARITY_WEIGHT
-  return part - 1e-9 * (1 + Math.abs(part))
-}
 
 /** Agents a viewer may see, most executed first (the listing for an empty query). */
 export function listByPopularityQuery(db: D1Database, q: { viewer: Viewer; filter: VisibilityFilter; limit: number; offset: number }): Query<ScoredAgent[]> {

@@ -30,6 +30,19 @@ export class ByteLru<V> {
     }
   }
 
+  /** Drops every entry for which `drop` is true. */
+  deleteWhere(drop: (key: string, value: V) => boolean): void {
+    for (const [key, entry] of this.entries) {
+      if (!drop(key, entry.value)) continue
+      this.entries.delete(key)
+      this.total -= entry.bytes
+    }
+  }
+
+  forEach(each: (key: string, value: V, bytes: number) => void): void {
+    for (const [key, entry] of this.entries) each(key, entry.value, entry.bytes)
+  }
+
   get bytes(): number {
     return this.total
   }

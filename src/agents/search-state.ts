@@ -1,0 +1,177 @@
+/**
+ * Search's per-isolate state, all of it, and its one policy.
+ *
+ * What is held. Everything here is derived from D1 and can be dropped at any time (a search then
+ * reads D1 again):
+ *   - caches, in ONE least-recently-used store bounded by CACHE_BUDGET bytes together: relevance
+ *     lists per phrase (relevance.ts), typo corrections per word, pages of public searches
+ *     (search.ts) and query vectors per embedder and text (hybrid.ts);
+ *   - the public ranking state: every public agent's executions by rowid (public-rank.ts), 8 bytes
+ *     a rowid;
+ *   - the vector index of one embedder (vector-index.ts): CODE_BITS bits a dimension, at most
+ *     MAX_VECTORS agents (about 14 MB at 100,000 agents of 512 dimensions); past that bound the
+ *     agents it cannot hold rank lexically, and Vectorize is the path;
+ *   - the scratch arrays relevance.ts adds lists up in, 9 bytes a rowid.
+ * At 100,000 agents that is at most about 28 MB (README, "Search memory"), within a Worker
+ * isolate's 128 MB.
+ *
+ * When it is valid. Every entry is keyed by the version of what it was derived from, so a stale one
+ * is never served: the index version (`<epoch>:<index>`, moved by every change to agent text) for
+ * lists and corrections, the catalog version (`<epoch>:<version>:<index>`, moved by every agent
+ * write) for pages, the embedder for query vectors (a query's vector never changes). The public
+ * state and the vector index follow their change logs instead (they are too large to rebuild on each
+ * write). The one rule that frees memory: when a search sees a newer catalog than the last one this
+ * isolate saw, every cached entry derived from an older one (pages of another catalog version, lists
+ * and corrections of another index version) is dropped at once rather than left to age out.
+ */
+import type { PhraseList, ScoredAgent } from '../db/agents'
+import type { CatalogPoint } from '../db/public-agents'
+import { vectorChanges } from '../db/vectors'
+import { ByteLru } from '../lib/lru'
+import { CODE_BITS, MAX_VECTORS, VectorIndex } from './vector-index'
+
+/** Bytes all caches share. */
+export const CACHE_BUDGET = 12 * 2 ** 20
+
+type Entry = { kind: 'list'; value: PhraseList } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
+type Kind = Entry['kind']
+
+const cache = new ByteLru<Entry>(CACHE_BUDGET)
+const byKind: Record<Kind, number> = { list: 0, typo: 0, page: 0, vector: 0 }
+
+/** Keys: `<kind>|<version>|<what>`, the version being what the entry was derived from. */
+const keyOf = (kind: Kind, version: string, what: string) => `${kind}|${version}|${what}`
+
+function get<K extends Kind>(kind: K, version: string, what: string): Extract<Entry, { kind: K }>['value'] | undefined {
+  const e = cache.get(keyOf(kind, version, what))
+  return e?.kind === kind ? (e.value as never) : undefined
+}
+
+function set(entry: Entry, version: string, what: string, bytes: number): void {
+  cache.set(keyOf(entry.kind, version, what), entry, bytes)
+}
+
+export const cached = {
+  list: (index: string, phrase: string) => get('list', index, phrase),
+  setList: (index: string, phrase: string, list: PhraseList) => set({ kind: 'list', value: list }, index, phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 64),
+  typo: (index: string, word: string) => get('typo', index, word),
+  setTypo: (index: string, word: string, near: string[]) => set({ kind: 'typo', value: near }, index, word, 64 + 16 * near.length + 2 * word.length),
+  page: (catalog: string, key: string) => get('page', catalog, key),
+  setPage: (catalog: string, key: string, rows: ScoredAgent[]) => set({ kind: 'page', value: rows }, catalog, key, pageBytes(rows) + 2 * key.length),
+  vector: (embedder: string, text: string) => get('vector', embedder, text),
+  setVector: (embedder: string, text: string, v: Float32Array) => set({ kind: 'vector', value: v }, embedder, text, v.byteLength + 2 * text.length + 64),
+}
+
+/** Roughly what a page holds in memory: its text (two bytes a character) and a little per row. */
+function pageBytes(rows: ScoredAgent[]): number {
+  let chars = 0
+  for (const r of rows) chars += r.name.length + r.description.length + r.parameters.length + r.workflow.length + r.param_text.length + 200
+  return 2 * chars
+}
+
+/**
+ * Page keys asked once, by hash (a collision only lets a page in early): a page is cached only when
+ * its query comes a second time, so the long tail of queries asked once cannot push out the ones
+ * callers repeat.
+ */
+const askedOnce = new Set<number>()
+const ASKED_ONCE_LIMIT = 50_000
+
+/** True when the page key was asked before (and should now be cached). */
+export function askedBefore(key: string): boolean {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  h >>>= 0
+  if (askedOnce.delete(h)) return true
+  if (askedOnce.size >= ASKED_ONCE_LIMIT) askedOnce.clear()
+  askedOnce.add(h)
+  return false
+}
+
+/** The newest catalog version (`<epoch>:<version>:<index>`) a search of this isolate saw. */
+let newest: { epoch: string; version: number; catalog: string; index: string } | null = null
+
+/**
+ * Applies the invalidation rule for a search that saw `catalogVersion`: when it is newer than any
+ * seen before, entries derived from older catalogs are dropped.
+ */
+export function sawCatalog(catalogVersion: string): void {
+  const [epoch, v, idx] = catalogVersion.split(':')
+  const version = Number(v)
+  if (!epoch || !idx || !Number.isFinite(version)) return
+  if (newest && newest.epoch === epoch && version <= newest.version) return
+  const index = `${epoch}:${idx}`
+  const indexMoved = newest?.index !== index
+  newest = { epoch, version, catalog: catalogVersion, index }
+  cache.deleteWhere((key, e) => {
+    if (e.kind === 'page') return !key.startsWith(`page|${catalogVersion}|`)
+    return indexMoved && e.kind !== 'vector' && !key.startsWith(`${e.kind}|${index}|`)
+  })
+}
+
+/** A search's relevance lists are added up here, indexed by rowid, between queries. */
+export const scratch = { acc: new Float64Array(0), seen: new Uint8Array(0) }
+
+/**
+ * How often a phrase the cache lacked turned out to match nothing, in this isolate (a moving
+ * average; relevance.ts guesses from it).
+ */
+export const phraseStats = { emptyRate: 0.5 }
+
+export interface PublicState extends CatalogPoint {
+  /** Executions by rowid; -1 (or past the end) where the agent is not public. */
+  executions: Float64Array
+}
+
+/** The public ranking state, and when a search started loading it (0: none is). */
+export const publicRanking: { state: PublicState | null; loadingSince: number } = { state: null, loadingSince: 0 }
+
+/** Changes read per round trip while the vector index catches up. */
+const CHANGE_PAGE = 5000
+const vectors: { index: VectorIndex | null; checkedAt: number; refreshing: Promise<VectorIndex> | null } = { index: null, checkedAt: 0, refreshing: null }
+
+/**
+ * This isolate's vector index for `embedder`, brought up to date when it was last checked more than
+ * `maxAgeMs` ago (one refresh at a time; searches meanwhile wait for it).
+ */
+export async function vectorIndex(db: D1Database, embedder: string, maxAgeMs: number, now = Date.now()): Promise<VectorIndex> {
+  if (vectors.index?.embedder === embedder && now - vectors.checkedAt <= maxAgeMs) return vectors.index
+  vectors.refreshing ??= (async () => {
+    try {
+      const idx = vectors.index?.embedder === embedder ? vectors.index : new VectorIndex(embedder)
+      for (;;) {
+        const changes = await vectorChanges(db, idx.seq, CHANGE_PAGE)
+        idx.apply(changes)
+        if (changes.length < CHANGE_PAGE) break
+      }
+      vectors.index = idx
+      vectors.checkedAt = now
+      return idx
+    } finally {
+      vectors.refreshing = null
+    }
+  })()
+  return vectors.refreshing
+}
+
+/** Drops this isolate's vector index (tests). */
+export function resetVectorIndex(): void {
+  vectors.index = null
+  vectors.checkedAt = 0
+}
+
+/** Bytes held, per piece of search state and in total (GET /v1/admin/search-memory). */
+export function searchMemory(): Record<string, number> {
+  for (const k of Object.keys(byKind) as Kind[]) byKind[k] = 0
+  cache.forEach((_, e, bytes) => (byKind[e.kind] += bytes))
+  const parts = {
+    relevance_lists: byKind.list,
+    typo_corrections: byKind.typo,
+    page_cache: byKind.page + askedOnce.size * 48,
+    query_vectors: byKind.vector,
+    public_state: publicRanking.state?.executions.byteLength ?? 0,
+    vector_index: vectors.index?.bytes ?? 0,
+    scratch: scratch.acc.byteLength + scratch.seen.byteLength,
+  }
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0), cache_budget: CACHE_BUDGET, vector_bits: CODE_BITS, max_vectors: MAX_VECTORS, vectors_held: vectors.index?.count ?? 0 }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { cached, sawCatalog, searchMemory } from '../src/agents/search-state'
+import { CODE_BITS, compact, cosine, indexCosine, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
+
+const unit = (xs: number[]) => {
+  const n = Math.hypot(...xs) || 1
+  return Float32Array.from(xs, (x) => x / n)
+}
+const vectorOf = (d: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d }).map(unit)
+
+describe('the compact vector index', () => {
+  it('answers any stored bytes with a finite cosine in [-1, 1], at every code width', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 64 }).chain((d) => fc.tuple(vectorOf(d), fc.int8Array({ minLength: d, maxLength: d }))), fc.constantFrom(1, 2, 4, 8), ([q, v], bits) => {
+        const cos = indexCosine(q, v, bits)
+        expect(Number.isFinite(cos)).toBe(true)
+        expect(cos >= -1 && cos <= 1).toBe(true)
+      }),
+      { numRuns: 400, examples: [[[new Float32Array([1, 0]), new Int8Array([-128, -128])], 2], [[new Float32Array([0, 0, 0]), new Int8Array(3)], 2]] },
+    )
+  })
+
+  it('is exact for a query along the stored vector and near the int8 cosine otherwise', () => {
+    fc.assert(
+      fc.property(vectorOf(512), vectorOf(512), (a, b) => {
+        const stored = quantize(a)
+        expect(indexCosine(a, stored)).toBeCloseTo(cosine(a, stored), 2)
+        // The mixed query has a known cosine with the stored vector; 2-bit codes keep it within a few hundredths.
+        const mixed = unit(Array.from(a, (x, i) => x + b[i]))
+        expect(Math.abs(indexCosine(mixed, stored) - cosine(mixed, stored))).toBeLessThan(CODE_BITS >= 2 ? 0.08 : 0.15)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('is the plain int8 cosine at 8 bits', () => {
+    fc.assert(
+      fc.property(vectorOf(48), vectorOf(48), (q, v) => {
+        expect(indexCosine(q, quantize(v), 8)).toBeCloseTo(cosine(q, quantize(v)), 6)
+      }),
+    )
+  })
+
+  it('holds a 512-d agent in under 150 bytes and stops growing at MAX_VECTORS', () => {
+    const index = new VectorIndex('e')
+    const vec = quantize(unit(Array.from({ length: 512 }, (_, i) => Math.sin(i))))
+    expect(compact(vec).packed.length).toBe((512 * CODE_BITS) / 8)
+    const n = MAX_VECTORS + 500
+    index.apply(Array.from({ length: n }, (_, i) => ({ rowid: i + 1, embedder: 'e', vec, seq: i + 1 })))
+    expect(index.count).toBe(MAX_VECTORS)
+    expect(index.bytes / MAX_VECTORS).toBeLessThan(150)
+    // A removed agent frees its slot for the next one, and the moved agent keeps its cosine.
+    const q = unit(Array.from({ length: 512 }, (_, i) => Math.cos(i)))
+    const before = index.cosineOf(q, MAX_VECTORS)
+    index.apply([{ rowid: 1, embedder: 'e', vec: null, seq: n + 1 }])
+    expect(index.cosineOf(q, 1)).toBeNull()
+    expect(index.cosineOf(q, MAX_VECTORS)).toBe(before)
+    index.apply([{ rowid: n + 7, embedder: 'e', vec, seq: n + 2 }])
+    expect(index.cosineOf(q, n + 7)).toBe(before)
+  })
+
+  it('finds the same nearest agents as scoring each one alone', () => {
+    const index = new VectorIndex('e')
+    const vectors = Array.from({ length: 300 }, (_, i) => quantize(unit(Array.from({ length: 64 }, (_, d) => Math.sin(i * 7.1 + d * (1 + (i % 5)))))))
+    index.apply(vectors.map((vec, i) => ({ rowid: 10 + i, embedder: 'e', vec, seq: i + 1 })))
+    const q = unit(Array.from({ length: 64 }, (_, d) => Math.cos(d / 3)))
+    const expected = vectors
+      .map((v, i) => ({ rowid: 10 + i, cos: indexCosine(q, v) }))
+      .sort((a, b) => b.cos - a.cos || a.rowid - b.rowid)
+      .slice(0, 20)
+    expect(index.nearest(q, 20)).toEqual(expected)
+  })
+})
+
+describe('the search state', () => {
+  it('drops what older catalogs left once a search sees a newer one, and keeps query vectors', () => {
+    const list = { rowids: new Uint32Array([1, 2]), values: new Float64Array([0.5]), at: new Uint8Array([0, 0]) }
+    const row = { name: 'n', description: 'd', parameters: '{}', workflow: '{}', param_text: '' } as never
+    sawCatalog('e1:10:3')
+    cached.setList('e1:3', '"word"', list)
+    cached.setTypo('e1:3', 'wrod', ['word'])
+    cached.setPage('e1:10:3', '10|0|word', [row])
+    cached.setVector('emb', 'word', new Float32Array(4))
+    // Popularity moved: the page is of an older catalog, the list and correction still hold.
+    sawCatalog('e1:11:3')
+    expect(cached.page('e1:10:3', '10|0|word')).toBeUndefined()
+    expect(cached.list('e1:3', '"word"')).toBe(list)
+    // An older version seen late changes nothing.
+    sawCatalog('e1:9:2')
+    expect(cached.list('e1:3', '"word"')).toBe(list)
+    // Agent text moved: lists and corrections go, the query vector stays.
+    sawCatalog('e1:12:4')
+    expect(cached.list('e1:3', '"word"')).toBeUndefined()
+    expect(cached.typo('e1:3', 'wrod')).toBeUndefined()
+    expect(cached.vector('emb', 'word')).toBeInstanceOf(Float32Array)
+    const memory = searchMemory()
+    expect(memory.relevance_lists).toBe(0)
+    expect(memory.query_vectors).toBeGreaterThan(0)
+  })
+})
