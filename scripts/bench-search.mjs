@@ -31,6 +31,8 @@ const AGENTS = opt('agents', 100_000)
 const CONCURRENCY = opt('concurrency', 16)
 const SECONDS = opt('seconds', 15)
 const REUSE = args.includes('--reuse')
+// With --reuse: load the agents' vectors into a catalog that has none yet (one loaded with --embedder none).
+const LOAD_VECTORS = args.includes('--load-vectors')
 const WARMUP = opt('warmup', 20)
 const EMBEDDER = args.includes('--embedder') ? args[args.indexOf('--embedder') + 1] : 'offline'
 
@@ -56,11 +58,18 @@ function agentSql(from, to, now) {
 
 const texts = []
 
-/** Vector rows for agents from..to, as int8 codes. */
+/**
+ * Vector rows for agents from..to, as int8 codes, 64 rows a statement (a 512-d row is about 1 KB of
+ * SQL, and D1 refuses statements over 100 KB).
+ */
 function vectorSql(from, to, vectors) {
-  const rows = []
-  for (let i = from; i < to; i++) rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${Buffer.from(textCodes(texts[i], vectors).buffer).toString('hex')}', ${i + 1})`)
-  return `INSERT INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`
+  const statements = []
+  for (let start = from; start < to; start += 64) {
+    const rows = []
+    for (let i = start; i < Math.min(to, start + 64); i++) rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${Buffer.from(textCodes(texts[i], vectors).buffer).toString('hex')}', ${i + 1})`)
+    statements.push(`INSERT INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`)
+  }
+  return statements.join('')
 }
 const EMBEDDER_ID = 'offline:use-lite-512-u8'
 
@@ -98,12 +107,13 @@ const t0 = Date.now()
 const sql = [renderSql([{ sql: 'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)', params: ['acc_benchowner', 'bench owner', now] }])]
 // The generator runs either way, so the queries below are the same with or without --reuse.
 for (let i = 0; i < AGENTS; i += 20_000) sql.push(agentSql(i, Math.min(AGENTS, i + 20_000), now))
-if (EMBEDDER !== 'none' && !REUSE) {
+const vectorStatements = []
+if (EMBEDDER !== 'none' && (!REUSE || LOAD_VECTORS)) {
   const { vectors } = await wordVectors(texts)
   console.log(`embedded the catalog's ${vectors.size} distinct words`)
-  for (let i = 0; i < AGENTS; i += 2000) sql.push(vectorSql(i, Math.min(AGENTS, i + 2000), vectors))
+  for (let i = 0; i < AGENTS; i += 2000) vectorStatements.push(vectorSql(i, Math.min(AGENTS, i + 2000), vectors))
 }
-const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? [] : sql, fresh: !REUSE, vars: { SEARCH_EMBEDDER: EMBEDDER } })
+const server = await startDevServer({ name: `bench-search-${AGENTS}`, sql: REUSE ? vectorStatements : [...sql, ...vectorStatements], fresh: !REUSE, vars: { SEARCH_EMBEDDER: EMBEDDER } })
 console.log(`loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s; concurrency ${CONCURRENCY}, ${SECONDS} s per route in 5 alternating windows`)
 try {
   // What the cron does within 15 minutes of a catalog change: merge the text indexes.

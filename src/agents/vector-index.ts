@@ -20,6 +20,8 @@ import type { VectorChange } from '../db/vectors'
 /** Bits a dimension in the index: 1, 2, 4 or 8 (chosen by recall and memory, see the README). */
 export const CODE_BITS = 2
 export const MAX_VECTORS = 120_000
+/** Slots added at a time as the index grows. */
+const GROW_STEP = 8192
 /** Agents whose rowid runs past this are found through a map instead of a dense array. */
 const DENSE_SLOTS = 4_000_000
 
@@ -140,7 +142,7 @@ export class VectorIndex {
   /** Slot by rowid (-1: none) for rowids below DENSE_SLOTS; `far` holds the others. */
   private slotOf = new Int32Array(0)
   private readonly far = new Map<number, number>()
-  rowids = new Float64Array(0)
+  rowids = new Uint32Array(0)
   packed = new Uint8Array(0)
   scales = new Float32Array(0)
   seq = 0
@@ -192,7 +194,8 @@ export class VectorIndex {
         this.dims = vec.length
         this.positions = Math.ceil(vec.length / (8 / this.bits))
       }
-      if (!vec || vec.length !== this.dims) {
+      // Rowids past 2^32 (D1 hands them out one by one, so never in practice) rank lexically.
+      if (!vec || vec.length !== this.dims || c.rowid >= 2 ** 32) {
         if (slot !== undefined) this.remove(c.rowid, slot)
         continue
       }
@@ -224,10 +227,11 @@ export class VectorIndex {
     this.count--
   }
 
+  /** Grows in steps of GROW_STEP slots, so no more than a step is ever held unused. */
   private grow(n: number): void {
     if (n <= this.rowids.length) return
-    const size = Math.min(MAX_VECTORS, Math.max(n, Math.ceil(this.rowids.length * 1.5), 256))
-    const rowids = new Float64Array(size)
+    const size = Math.min(MAX_VECTORS, Math.ceil(n / GROW_STEP) * GROW_STEP)
+    const rowids = new Uint32Array(size)
     rowids.set(this.rowids.subarray(0, this.count))
     const packed = new Uint8Array(size * this.positions)
     packed.set(this.packed.subarray(0, this.count * this.positions))
