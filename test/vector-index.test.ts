@@ -12,12 +12,22 @@ const vectorOf = (d: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: tru
 describe('the compact vector index', () => {
   it('answers any stored bytes with a finite cosine in [-1, 1], at every code width', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 64 }).chain((d) => fc.tuple(vectorOf(d), fc.int8Array({ minLength: d, maxLength: d }))), fc.constantFrom(1, 2, 4, 8), ([q, v], bits) => {
-        const cos = indexCosine(q, v, bits)
-        expect(Number.isFinite(cos)).toBe(true)
-        expect(cos >= -1 && cos <= 1).toBe(true)
-      }),
-      { numRuns: 400, examples: [[[new Float32Array([1, 0]), new Int8Array([-128, -128])], 2], [[new Float32Array([0, 0, 0]), new Int8Array(3)], 2]] },
+      fc.property(
+        fc.integer({ min: 1, max: 64 }).chain((d) => fc.tuple(vectorOf(d), fc.int8Array({ minLength: d, maxLength: d }))),
+        fc.constantFrom(1, 2, 4, 8),
+        ([q, v], bits) => {
+          const cos = indexCosine(q, v, bits)
+          expect(Number.isFinite(cos)).toBe(true)
+          expect(cos >= -1 && cos <= 1).toBe(true)
+        },
+      ),
+      {
+        numRuns: 400,
+        examples: [
+          [[new Float32Array([1, 0]), new Int8Array([-128, -128])], 2],
+          [[new Float32Array([0, 0, 0]), new Int8Array(3)], 2],
+        ],
+      },
     )
   })
 

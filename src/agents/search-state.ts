@@ -53,7 +53,8 @@ function set(entry: Entry, version: string, what: string, bytes: number): void {
 
 export const cached = {
   list: (index: string, phrase: string) => get('list', index, phrase),
-  setList: (index: string, phrase: string, list: PhraseList) => set({ kind: 'list', value: list }, index, phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 64),
+  setList: (index: string, phrase: string, list: PhraseList) =>
+    set({ kind: 'list', value: list }, index, phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 64),
   typo: (index: string, word: string) => get('typo', index, word),
   setTypo: (index: string, word: string, near: string[]) => set({ kind: 'typo', value: near }, index, word, 64 + 16 * near.length + 2 * word.length),
   page: (catalog: string, key: string) => get('page', catalog, key),
