@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node scripts/vector-recall.mjs [--agents 20000 --queries 100]`: how well the vector index's code
+ * `npm run bench:vector-recall [-- --agents 20000 --queries 100]`: how well the vector index's code
  * widths find the 100 agents nearest a query, against the exact cosine of the int8 codes D1 stores,
  * and how fast and how large each is. Agents are the benchmark catalog's (scripts/lib/bench-catalog.mjs),
  * queries are MetaTool request texts embedded by the offline encoder; the index is the Worker's own
