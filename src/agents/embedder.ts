@@ -8,18 +8,12 @@ import type { Env } from '../env'
 import { ApiError } from '../http/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { normalize, offlineEncoder, type AssetFetch } from './encoder'
-import { offlineQueryEncoder } from './query-encoder'
 
 export interface Embedder {
   /** `<kind>:<model>`: stored beside each vector. */
   id: string
   /** Unit-length embeddings, one per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>
-  /**
-   * A search query's embedding in the same space as `embed`'s, when the embedder has a cheaper way to
-   * make one than `embed` (the offline kind's distilled query encoder). Unit length or zero.
-   */
-  embedQuery?(text: string): Promise<Float32Array>
 }
 
 export const EMBEDDER_KINDS = ['offline', 'workers-ai', 'openai', 'none'] as const
@@ -55,9 +49,7 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
     case 'none':
       return null
     case 'offline':
-      // The id names what is stored (agent vectors of the full encoder); the query side is distilled
-      // into that same space, so changing it leaves stored vectors valid.
-      return { id: 'offline:use-lite-512-u8', embed: offlineEncoder(assetFetch(env)).embed, embedQuery: offlineQueryEncoder(assetFetch(env)).embedQuery }
+      return { id: 'offline:use-lite-512-u8', embed: offlineEncoder(assetFetch(env)).embed }
     case 'workers-ai': {
       const ai = env.AI
       if (!ai) throw settingError('SEARCH_EMBEDDER=workers-ai needs the AI binding')

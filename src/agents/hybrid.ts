@@ -64,7 +64,7 @@ export async function queryVector(embedder: Embedder, query: string, onError: (e
   const hit = queryVectors.get(key)
   if (hit) return hit
   try {
-    const v = embedder.embedQuery ? await embedder.embedQuery(text) : (await embedder.embed([text]))[0]
+    const [v] = await embedder.embed([text])
     queryVectors.set(key, v, v.byteLength + 2 * key.length)
     return v
   } catch (err) {
