@@ -15,7 +15,8 @@
  * Per variant: fid (mean cosine to the full encoder's vector of the same query), the encoder-alone
  * ranking, and a hybrid proxy in this process (a plain bm25 over name and description, weights 10:4,
  * our stop words, fused as the Worker fuses: 0.45 · r/(r+64) + 0.55 · max(0, cos)), next to
- * lexical-only (r/(r+8)). Embeddings are cached in node_modules/.cache/query-distill/ (the first run
+ * lexical-only (r/(r+8)). Last, the full encoder's milliseconds per query, one by one and batched.
+ * Embeddings are cached in node_modules/.cache/query-distill/ (the first run
  * embeds every piece and query with the CPU backend: 10-30 minutes on a shared 2-core machine).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -248,4 +249,14 @@ async function main() {
   t0 = performance.now()
   for (const q of qs) outputMean(q.query, 1e-4)
   console.log(`output mean: ${((performance.now() - t0) / qs.length).toFixed(3)} ms per query in this process`)
+  // The full encoder's cost per new query, and whether one graph run for many queries saves much.
+  const some = qs.slice(0, 16).map((q) => q.query)
+  await encoder.embed(['warm up'])
+  t0 = performance.now()
+  for (const q of some) await encoder.embed([q])
+  const single = performance.now() - t0
+  t0 = performance.now()
+  await encoder.embed(some)
+  const batched = performance.now() - t0
+  console.log(`full encoder: ${(single / some.length).toFixed(0)} ms per query one by one, ${(batched / some.length).toFixed(0)} ms per query in one run of ${some.length}`)
 }
