@@ -21,8 +21,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import MiniSearch from 'minisearch'
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama'
-import { buildSeed, renderSql, parameterText } from './seed/build.mjs'
+import { buildSeed, renderSql } from './seed/build.mjs'
 import { createBenchToken, pool, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
+import { loadMetaTool, metaToolSql } from './lib/metatool.mjs'
+import { nodeEncoder } from './lib/node-encoder.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -34,50 +36,10 @@ if (args.includes('--dev-set-only')) {
   await devSetFigures()
   process.exit(0)
 }
-const data = join('..', 'shared', 'benchmarks', 'metatool')
-const descriptions = JSON.parse(readFileSync(join(data, 'plugin_des.json'), 'utf8'))
-/** Minimal CSV reader for the two-column file (quoted fields with doubled quotes). */
-function parseCsv(text) {
-  const rows = []
-  let row = []
-  let field = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++
-      else if (ch === '"') quoted = false
-      else field += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') row.push(field), (field = '')
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++
-      row.push(field), rows.push(row), (row = []), (field = '')
-    } else field += ch
-  }
-  if (field || row.length) row.push(field), rows.push(row)
-  return rows
-}
-
-/** Tool names are identifiers ("ResearchHelper"); as agent names they read as words ("Research Helper"). */
-const humanize = (name) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ')
-
-const tools = Object.keys(descriptions)
-const agents = tools.map((tool, i) => ({ id: `mt${String(i).padStart(3, '0')}`, tool, name: humanize(tool), description: descriptions[tool] }))
-const byTool = new Map(agents.map((a) => [a.tool, a]))
-const rows = parseCsv(readFileSync(join(data, 'all_clean_data.csv'), 'utf8'))
-  .slice(1)
-  .filter((r) => r.length >= 2 && r[0].trim() && byTool.has(r[1].trim()))
-  .map(([query, tool]) => ({ query, id: byTool.get(tool.trim()).id }))
-/** FNV-1a, 32 bits, of the query text: the fixed split. */
-const fnv = (text) => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
-const test = rows.filter((r) => fnv(r.query) % 2 === 1).sort((a, b) => fnv(a.query) - fnv(b.query) || (a.query < b.query ? -1 : 1))
-const queries = test.slice(0, opt('sample', 1500))
-console.log(`MetaTool: ${rows.length} queries, ${test.length} in the test half, ${queries.length} of them evaluated`)
+const mt = loadMetaTool()
+const { agents } = mt
+const queries = mt.test.slice(0, opt('sample', 300))
+console.log(`MetaTool: ${mt.rows.length} queries, ${mt.test.length} in the test half, ${queries.length} of them evaluated`)
 
 function metrics(rankings) {
   let top1 = 0, r5 = 0, mrr = 0, ndcg = 0
@@ -107,13 +69,23 @@ const mini = new MiniSearch({
   searchOptions: { boost: { name: 10, description: 4 }, fuzzy: 0.2, prefix: true, combineWith: 'OR' },
 })
 mini.addAll(agents)
-const orama = create({ schema: { id: 'string', name: 'string', description: 'string' } })
+/**
+ * Orama as its docs configure English text: its Porter stemmer, stop words (ours, as for MiniSearch),
+ * any word may match (threshold 1), over name and description. On the MetaTool dev half a name boost
+ * only hurt (2.5: top-1 0.26 against 0.31 at 1) and typo tolerance 1 cost 0.02 against exact words,
+ * so both its typo-tolerant and its exact configuration are peers.
+ */
+const orama = create({
+  schema: { id: 'string', name: 'string', description: 'string' },
+  components: { tokenizer: { language: 'english', stemming: true, stopWords: [...STOP] } },
+})
 await insertMultiple(orama, agents.map((a) => ({ id: a.id, name: a.name, description: a.description })))
-const oramaRank = async (q) => (await oramaSearch(orama, { term: q, properties: ['name', 'description'], boost: { name: 2.5 }, tolerance: 1, threshold: 1, limit: 10 })).hits.map((h) => h.document.id)
+const oramaRank = async (q, tolerance) => (await oramaSearch(orama, { term: q, properties: ['name', 'description'], tolerance, threshold: 1, limit: 10 })).hits.map((h) => h.document.id)
 
 const lexicalPeers = {
   'MiniSearch (stop words, stemming, boosts, fuzzy, prefix)': metrics(queries.map(({ query, id }) => ({ id, ranked: mini.search(query).map((r) => r.id) }))),
-  'Orama (typo tolerance 1, name boost)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query) })))),
+  'Orama (stemming, stop words, typo tolerance 1)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query, 1) })))),
+  'Orama (stemming, stop words, exact words)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query, 0) })))),
 }
 if (args.includes('--lexical-peers')) {
   for (const [name, m] of Object.entries(lexicalPeers)) console.log(`${name.padEnd(58)} top1=${m.top1.toFixed(4)} recall5=${m.recall5.toFixed(4)} mrr10=${m.mrr10.toFixed(4)} ndcg10=${m.ndcg10.toFixed(4)}`)
@@ -121,16 +93,10 @@ if (args.includes('--lexical-peers')) {
 }
 
 // The offline encoder alone, run here from the same assets the Worker reads.
-const { offlineEncoder } = await import('../src/agents/encoder.ts')
-const encoder = offlineEncoder(async (path) => new Response(readFileSync(join('assets', path))))
-const embedAll = async (texts) => {
-  const out = []
-  for (let i = 0; i < texts.length; i += 32) out.push(...(await encoder.embed(texts.slice(i, i + 32))))
-  return out
-}
+const embed = await nodeEncoder()
 const started = Date.now()
-const agentVectors = await embedAll(agents.map((a) => `${a.name}. ${a.description} `))
-const queryVectors = await embedAll(queries.map((q) => q.query))
+const agentVectors = await embed(agents.map((a) => `${a.name}. ${a.description} ${a.param_text}`))
+const queryVectors = await embed(queries.map((q) => q.query))
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0)
 console.log(`encoder: ${agents.length} agents and ${queries.length} queries embedded in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 
@@ -177,17 +143,7 @@ async function throughWorker(name, sql, list) {
   }
 }
 
-const now = Date.now()
-const params = { type: 'object', properties: {}, required: [], additionalProperties: false }
-const workflow = { steps: [{ id: 'find', action: 'search', input: { query: 'x' } }] }
-const metatoolSql = renderSql([
-  { sql: 'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)', params: ['acc_metatool', 'MetaTool', now] },
-  ...agents.map((a) => ({
-    sql: `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
-          VALUES (?, NULL, '/icons/agent.svg', ?, ?, 'public', 'acc_metatool', 'studio', 0, ?, ?, ?, ?, ?)`,
-    params: [a.id, a.name, a.description, JSON.stringify(params), JSON.stringify(workflow), parameterText(params), now, now],
-  })),
-])
+const metatoolSql = metaToolSql(agents)
 const oursHits = await throughWorker('eval-search', metatoolSql, queries.map((q) => q.query))
 const ours = metrics(queries.map(({ id }, i) => ({ id, ranked: oursHits[i].map((h) => h.id) })))
 
