@@ -99,23 +99,10 @@ export class VectorIndex {
 
   /** The `k` agents nearest the query, nearest first (ties by rowid), with their cosines. */
   nearest(q: Float32Array, k: number): { rowid: number; cos: number }[] {
-    return this.nearestWithStats(q, k).nearest
-  }
-
-  /**
-   * `nearest`, plus the mean and standard deviation of the query's cosine over every agent here
-   * (0 and 0 for an empty index), from the same scan.
-   */
-  nearestWithStats(q: Float32Array, k: number): { nearest: { rowid: number; cos: number }[]; mean: number; sd: number } {
     const best: { rowid: number; cos: number }[] = []
-    if (q.length !== this.dims || this.count === 0) return { nearest: best, mean: 0, sd: 0 }
-    let sum = 0
-    let sumSq = 0
+    if (q.length !== this.dims || k <= 0) return best
     for (let s = 0; s < this.count; s++) {
       const cos = cosine(q, this.codes, s * this.dims)
-      sum += cos
-      sumSq += cos * cos
-      if (k <= 0) continue
       const rowid = this.rowids[s]
       if (best.length === k) {
         const last = best[k - 1]
@@ -128,8 +115,7 @@ export class VectorIndex {
       }
       best[i] = { rowid, cos }
     }
-    const mean = sum / this.count
-    return { nearest: best, mean, sd: Math.sqrt(Math.max(0, sumSq / this.count - mean * mean)) }
+    return best
   }
 }
 
