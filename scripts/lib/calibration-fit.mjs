@@ -6,18 +6,8 @@
 const POPULARITY = 0.02
 const CANDIDATES = 100
 
-/** mean and standard deviation of the query's cosines over every agent (the whole vector index). */
-export function cosineStats(cos) {
-  let s = 0
-  let ss = 0
-  for (const c of cos) (s += c), (ss += c * c)
-  const mean = s / cos.length
-  return { mean, sd: Math.sqrt(Math.max(0, ss / cos.length - mean * mean)) }
-}
-
-/** The page of one query: [{ i, score }] best first, under `part(r, cos, stats)`. */
+/** The page of one query: [{ i, score, e }] best first, under `part(r, cos)`. */
 export function page({ r, cos }, agents, part, size = 10) {
-  const stats = cosineStats(cos)
   const order = cos.map((c, i) => i).sort((a, b) => cos[b] - cos[a] || a - b).slice(0, CANDIDATES)
   const cand = new Set(order)
   r.forEach((x, i) => x > 0 && cand.add(i))
@@ -25,7 +15,7 @@ export function page({ r, cos }, agents, part, size = 10) {
   for (const i of cand) {
     if (!agents[i].visible) continue
     const e = agents[i].executions ?? 0
-    hits.push({ i, score: part(r[i], cos[i], stats) + (POPULARITY * e) / (e + 1000), e })
+    hits.push({ i, score: part(r[i], cos[i]) + (POPULARITY * e) / (e + 1000), e })
   }
   hits.sort((a, b) => b.score - a.score || b.e - a.e || a.i - b.i)
   return hits.slice(0, size)
