@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
 import { normalize } from '../src/agents/encoder'
-import { LEXICAL_K, LEXICAL_WEIGHT, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
+import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
+import { SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { searchCatalog } from '../src/agents/search'
 import { resetVectorIndex } from '../src/agents/search-state'
 import { cosine, indexCosine, quantize } from '../src/agents/vector-index'
@@ -119,7 +120,8 @@ describe('hybrid search pages', () => {
       .filter((a) => rel.has(a.rowid) && visible(a))
       .map((a) => {
         const r = rel.get(a.rowid)!
-        const part = 0.98 * (LEXICAL_WEIGHT * (r > 0 ? r / (r + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos.get(a.rowid) ?? 0))
+        const raw = LEXICAL_WEIGHT * (r > 0 ? r / (r + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos.get(a.rowid) ?? 0)
+        const part = 0.98 / (1 + Math.exp(-SLOPE * (raw - OFFSET)))
         return { a, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
       })
       .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)

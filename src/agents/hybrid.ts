@@ -1,34 +1,21 @@
 /**
- * Hybrid relevance: the lexical part (bm25 of the query's words) and the semantic part (cosine of the
- * query's and the agent's embeddings) fused into one relevance part in [0, 1 - POPULARITY_WEIGHT]:
- *
- *   part = (1 - POPULARITY_WEIGHT) · (LEXICAL_WEIGHT · r / (r + LEXICAL_K) + (1 - LEXICAL_WEIGHT) · max(0, cos))
- *
- * r = -bm25 (0 when no word matches), cos = 0 for an agent without a vector yet. Score fusion beat
- * rank fusion (RRF) on the MetaTool dev half: a score keeps how sure each side is, so it means about
- * the same across queries and one `min_score` threshold can be documented. The weights were chosen
- * on that dev half only (scripts/eval-search.mjs).
+ * Hybrid relevance: the lexical part (bm25 of the query's words) and the semantic part (the query's
+ * and the agent's embeddings) fused into one calibrated relevance part in [0, 1 - POPULARITY_WEIGHT]
+ * (the formula and how it was fitted: ./calibration). Score fusion beat rank fusion (RRF) on the
+ * MetaTool dev half: a score keeps how sure each side is, which a `min_score` threshold needs.
  */
+import { calibratedPart } from './calibration'
 import type { Embedder } from './embedder'
-import { POPULARITY_WEIGHT } from './ranking'
 import type { Matches } from './relevance'
 import { cached } from './search-state'
 import type { VectorIndex } from './vector-index'
 
-export const LEXICAL_WEIGHT = 0.45
-export const LEXICAL_K = 64
 /** Agents nearest the query by cosine that join the lexical matches as candidates. */
 export const SEMANTIC_CANDIDATES = 100
 
-/** The fused relevance part of bm25 relevance `rel` and cosine `cos`. */
-export function fusedPart(rel: number, cos: number): number {
-  const lexical = rel > 0 ? rel / (rel + LEXICAL_K) : 0
-  return (1 - POPULARITY_WEIGHT) * (LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * Math.max(0, cos))
-}
-
 /**
  * The candidates of a hybrid search, every lexical match and the SEMANTIC_CANDIDATES agents nearest
- * the query, each with its fused part.
+ * the query, each with its calibrated part.
  */
 export function fuse(lexical: Matches, query: Float32Array, index: VectorIndex): Matches {
   const rels = new Map<number, number>()
@@ -39,7 +26,7 @@ export function fuse(lexical: Matches, query: Float32Array, index: VectorIndex):
   let i = 0
   for (const [rowid, rel] of rels) {
     rowids[i] = rowid
-    parts[i++] = fusedPart(rel, index.cosineOf(query, rowid) ?? 0)
+    parts[i++] = calibratedPart(rel, index.cosineOf(query, rowid) ?? 0)
   }
   return { rowids, rels: parts, match: '', scale: 'part' }
 }
