@@ -63,7 +63,11 @@ export class FakeVectorize implements Vectorize {
       let dot = 0
       let a = 0
       let b = 0
-      for (let i = 0; i < v.length; i++) (dot += q[i] * v[i]), (a += q[i] * q[i]), (b += v[i] * v[i])
+      for (let i = 0; i < v.length; i++) {
+        dot += q[i] * v[i]
+        a += q[i] * q[i]
+        b += v[i] * v[i]
+      }
       return a > 0 && b > 0 ? dot / Math.sqrt(a * b) : 0
     }
     const matches = [...this.space(options.namespace)]
