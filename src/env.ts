@@ -59,6 +59,11 @@ export interface Env {
   ASSETS?: Fetcher
   /** Search embedder: "offline" (default, shipped encoder), "workers-ai" (AI binding), "openai" (SEARCH_EMBEDDING_BASE_URL) or "none" (lexical only). */
   SEARCH_EMBEDDER?: string
+  /**
+   * Optional Vectorize index of agent vectors (dimensions of the embedder, metric cosine): when bound,
+   * searches take their nearest candidates from it instead of the isolate's bounded index.
+   */
+  VECTORIZE?: Vectorize
   /** Embedding model: for workers-ai default @cf/baai/bge-base-en-v1.5; for openai default text-embedding-3-small. */
   SEARCH_EMBEDDING_MODEL?: string
   /** Base URL of an OpenAI-compatible embeddings API (POST <base>/embeddings), for SEARCH_EMBEDDER=openai. */

@@ -1,7 +1,8 @@
 /**
  * Keeps agent vectors current: agents created or changed (and every agent, after SEARCH_EMBEDDER
  * changes) are embedded off the request path, by a queue message sent on each agent write and by
- * the cron, in bounded batches; a queue run that leaves agents waiting sends itself on.
+ * the cron, in bounded batches; a queue run that leaves agents waiting sends itself on. With a
+ * VECTORIZE binding each vector is also upserted there.
  */
 import { embeddingProgress, pendingAgents, saveVectors } from '../db/vectors'
 import type { Env } from '../env'
@@ -9,6 +10,7 @@ import type { GuardedFetch } from '../providers/web/fetch'
 import type { Logger } from '../runtime/log'
 import { agentText, createEmbedder } from './embedder'
 import { quantize } from './vector-index'
+import { upsertAgentVectors } from './vectorize'
 
 /** Agents embedded per call to the embedder. */
 const BATCH = 16
@@ -37,6 +39,9 @@ async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches:
     const pending = await pendingAgents(env.DB, embedder.id, BATCH)
     if (pending.length === 0) return { embedded, more: false }
     const vectors = await embedder.embed(pending.map(agentText))
+    // Vectorize first: an agent whose D1 vector is saved is not embedded again, so a failed upsert
+    // must leave it pending (the run fails and the next one tries again).
+    if (env.VECTORIZE) await upsertAgentVectors(env.VECTORIZE, embedder.id, pending.map((a, i) => ({ rowid: a.rowid, vec: vectors[i] })))
     await saveVectors(env.DB, embedder.id, pending.map((agent, i) => ({ agent, vec: quantize(vectors[i]) })))
     embedded += pending.length
   }

@@ -75,3 +75,19 @@ export async function vectorChanges(db: D1Database, afterSeq: number, limit: num
     seq: r.seq,
   }))
 }
+
+/** The current int8 codes from `embedder` of the given agents (agents without one are left out). */
+export async function vectorCodes(db: D1Database, embedder: string, rowids: number[]): Promise<Map<number, Int8Array>> {
+  const out = new Map<number, Int8Array>()
+  if (rowids.length === 0) return out
+  // One statement whatever the count: the ids travel as one JSON parameter (D1 binds at most 100).
+  const { results } = await db
+    .prepare(
+      `SELECT v.agent_rowid, v.vec FROM json_each(?) j JOIN agent_vectors v ON v.agent_rowid = j.value
+        WHERE v.vec IS NOT NULL AND v.embedder = ?`,
+    )
+    .bind(JSON.stringify(rowids), embedder)
+    .all<{ agent_rowid: number; vec: ArrayBuffer | number[] }>()
+  for (const r of results) out.set(r.agent_rowid, r.vec instanceof ArrayBuffer ? new Int8Array(r.vec) : Int8Array.from(r.vec))
+  return out
+}

@@ -1,0 +1,160 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { agentText } from '../src/agents/embedder'
+import { embedPending } from '../src/agents/embedding-jobs'
+import { normalize } from '../src/agents/encoder'
+import { cosine, quantize } from '../src/agents/vector-index'
+import { bestMatches, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
+import { pendingAgents } from '../src/db/vectors'
+import { createLogger } from '../src/runtime/log'
+import type { GuardedFetch } from '../src/providers/web/fetch'
+import { FakeVectorize } from './fake-vectorize'
+import { newCaller } from './helpers'
+
+const DIMS = 24
+
+/** Each word hashed to a dimension: texts sharing words are near. Deterministic. */
+function hashed(text: string): Float32Array {
+  const v = new Float32Array(DIMS)
+  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 7
+    for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0
+    v[h % DIMS] += 1
+  }
+  return normalize(v)
+}
+
+/** An OpenAI-compatible embeddings endpoint answering hashed vectors, through the guarded client's shape. */
+const embeddingsEndpoint = (async (_url: string, init?: { body?: string }) => {
+  const { input } = JSON.parse(init?.body ?? '{}') as { input: string[] }
+  return Response.json({ data: input.map((t, index) => ({ index, embedding: Array.from(hashed(t)) })) })
+}) as unknown as GuardedFetch
+
+const MODEL = 'hashed-words'
+const EMBEDDER_ID = `openai:${MODEL}`
+const settings = { SEARCH_EMBEDDER: 'openai', SEARCH_EMBEDDING_BASE_URL: 'https://embeddings.test/v1', SEARCH_EMBEDDING_MODEL: MODEL }
+const log = createLogger({ test: 'vectorize' })
+const WORDS = ['invoice', 'ledger', 'video', 'transcript', 'lead', 'crm', 'ticket', 'support', 'seo', 'audit', 'post', 'social']
+
+let owner = ''
+
+async function insertAgents(n: number, prefix: string): Promise<void> {
+  owner ||= (await newCaller('vectorize owner')).accountId
+  const insert = env.DB.prepare(
+    `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+     VALUES (?, NULL, '/icons/agent.svg', ?, ?, 'public', ?, NULL, 'studio', 0, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', '', 0, 0)`,
+  )
+  const rows = Array.from({ length: n }, (_, i) => insert.bind(`${prefix}${i}`, `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, `${WORDS[(i * 3) % WORDS.length]} agent number ${i}`, owner))
+  for (let i = 0; i < rows.length; i += 100) await env.DB.batch(rows.slice(i, i + 100))
+}
+
+describe('agent vectors in Vectorize', () => {
+  const vz = new FakeVectorize(DIMS)
+
+  beforeAll(async () => {
+    await insertAgents(60, 'vz')
+  })
+
+  it('upserts every embedded agent under its rowid, in its embedder namespace, before D1 keeps the vector', async () => {
+    for (;;) {
+      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 4)
+      if (!run.more) break
+    }
+    expect(await pendingAgents(env.DB, EMBEDDER_ID, 10)).toEqual([])
+    const space = vz.spaces.get(vectorizeNamespace(EMBEDDER_ID))!
+    const { results } = await env.DB.prepare('SELECT rowid, name, description, param_text FROM agents').all<{ rowid: number; name: string; description: string; param_text: string }>()
+    expect(space.size).toBe(results.length)
+    for (const a of results) expect(space.get(String(a.rowid))!.values).toEqual(Array.from(hashed(agentText(a))))
+  })
+
+  it('leaves agents pending when Vectorize refuses the write, so the next run writes them', async () => {
+    await insertAgents(3, 'vz-late')
+    vz.failWith = new Error('Vectorize unavailable')
+    await expect(embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 1)).rejects.toThrow('Vectorize unavailable')
+    expect((await pendingAgents(env.DB, EMBEDDER_ID, 10)).length).toBe(3)
+    vz.failWith = null
+    await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 1)
+    expect(await pendingAgents(env.DB, EMBEDDER_ID, 10)).toEqual([])
+  })
+
+  it('writes at most 1,000 vectors per call', async () => {
+    const big = new FakeVectorize(DIMS)
+    await upsertAgentVectors(big, EMBEDDER_ID, Array.from({ length: 2500 }, (_, i) => ({ rowid: i + 1, vec: hashed(`agent ${i}`) })))
+    expect(big.calls.map((c) => c.size)).toEqual([1000, 1000, 500])
+  })
+
+  it('scores the nearest agents from D1 codes, and names the ones D1 no longer has as stale', async () => {
+    const { results } = await env.DB.prepare("SELECT rowid, name, description, param_text FROM agents WHERE name LIKE 'video%' ORDER BY rowid LIMIT 2").all<{ rowid: number; name: string; description: string; param_text: string }>()
+    const gone = results[0].rowid
+    // The deleted agent's own text: Vectorize still holds its vector, nearest of all.
+    const q = hashed(agentText(results[0]))
+    await env.DB.prepare('DELETE FROM agents WHERE rowid = ?').bind(gone).run()
+    const remote = await remoteVectors(vz, env.DB, EMBEDDER_ID, q, { rowids: [results[1].rowid], rels: [3] }, 10)
+    expect(remote.stale).toContain(gone)
+    const nearest = remote.nearest(q, 10)
+    expect(nearest.map((n) => n.rowid)).not.toContain(gone)
+    const { results: codes } = await env.DB.prepare('SELECT agent_rowid, vec FROM agent_vectors WHERE vec IS NOT NULL').all<{ agent_rowid: number; vec: ArrayBuffer }>()
+    const byRow = new Map(codes.map((c) => [c.agent_rowid, new Int8Array(c.vec)]))
+    for (const n of nearest) expect(n.cos).toBe(cosine(q, byRow.get(n.rowid)!))
+    for (let i = 1; i < nearest.length; i++) expect(nearest[i - 1].cos).toBeGreaterThanOrEqual(nearest[i].cos)
+    expect(remote.cosineOf(q, results[1].rowid)).toBe(cosine(q, quantize(hashed(agentText((await env.DB.prepare('SELECT name, description, param_text FROM agents WHERE rowid = ?').bind(results[1].rowid).first<{ name: string; description: string; param_text: string }>())!)))))
+  })
+
+  it('asks for at most 100 nearest agents, however many a caller wants', async () => {
+    const ids = await vectorizeNearest(vz, EMBEDDER_ID, hashed('invoice ledger'), 10_000)
+    expect(ids.length).toBeLessThanOrEqual(VECTORIZE_MAX_TOP_K)
+    expect(vz.calls.at(-1)).toEqual({ op: 'query', size: 0 })
+  })
+})
+
+describe('what Vectorize answers is data', () => {
+  it('keeps only agent rowids from any answer, without throwing, at most topK of them', () => {
+    const id = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('0', '-1', '1e3', '01', ' 7', '9007199254740993', '__proto__', '12'))
+    const match = fc.record({ id: fc.oneof(id, fc.constant(undefined as unknown as string), fc.integer() as unknown as fc.Arbitrary<string>), score: fc.oneof(fc.double(), fc.constant(Number.NaN)) })
+    return fc.assert(
+      fc.asyncProperty(fc.array(match, { maxLength: 150 }), fc.integer({ min: -5, max: 500 }), async (matches, k) => {
+        const vz = { query: async () => ({ matches, count: matches.length }) } as unknown as Vectorize
+        const ids = await vectorizeNearest(vz, EMBEDDER_ID, hashed('x'), k)
+        expect(ids.length).toBeLessThanOrEqual(Math.max(1, Math.min(VECTORIZE_MAX_TOP_K, k)))
+        expect(new Set(ids).size).toBe(ids.length)
+        for (const n of ids) expect(Number.isSafeInteger(n) && n > 0).toBe(true)
+      }),
+    )
+  })
+
+  it('keeps a malformed answer (no matches array) from throwing', async () => {
+    for (const answer of [null, {}, { matches: 'no' }, { matches: [null, 1, 'x'] }]) {
+      const vz = { query: async () => answer } as unknown as Vectorize
+      expect(await vectorizeNearest(vz, EMBEDDER_ID, hashed('x'), 5)).toEqual([])
+    }
+  })
+
+  it('names every embedder with a namespace of at most 64 bytes, its own id when that fits', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (id) => {
+        const ns = vectorizeNamespace(id)
+        expect(new TextEncoder().encode(ns).length).toBeLessThanOrEqual(64)
+        if (new TextEncoder().encode(id).length <= 64) expect(ns).toBe(id)
+        expect(vectorizeNamespace(id)).toBe(ns)
+      }),
+    )
+    expect(vectorizeNamespace('x'.repeat(100))).not.toBe(vectorizeNamespace('x'.repeat(99) + 'y'))
+  })
+
+  it('picks the best lexical matches as a sort would', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 10_000 }), { maxLength: 800 }), fc.integer({ min: 0, max: 900 }), (rowids, n) => {
+        const rels = rowids.map((r) => (r * 7919) % 13)
+        const expected = rowids
+          .map((r, i) => ({ r, rel: rels[i] }))
+          .sort((a, b) => b.rel - a.rel || a.r - b.r)
+          .slice(0, n)
+          .map((x) => x.r)
+        const got = bestMatches({ rowids, rels }, n)
+        expect(new Set(got)).toEqual(new Set(expected))
+      }),
+    )
+    expect(REMOTE_LEXICAL_CANDIDATES).toBeGreaterThan(0)
+  })
+})
