@@ -4,7 +4,10 @@ import fc from 'fast-check'
 import { agentText } from '../src/agents/embedder'
 import { embedPending } from '../src/agents/embedding-jobs'
 import { normalize } from '../src/agents/encoder'
-import { cosine, quantize } from '../src/agents/vector-index'
+import { indexCosine, quantize } from '../src/agents/vector-index'
+import { calibratedPart } from '../src/agents/calibration'
+import { searchCatalog } from '../src/agents/search'
+import type { Embedder } from '../src/agents/embedder'
 import { bestMatches, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
 import { pendingAgents } from '../src/db/vectors'
 import { createLogger } from '../src/runtime/log'
@@ -96,9 +99,9 @@ describe('agent vectors in Vectorize', () => {
     expect(nearest.map((n) => n.rowid)).not.toContain(gone)
     const { results: codes } = await env.DB.prepare('SELECT agent_rowid, vec FROM agent_vectors WHERE vec IS NOT NULL').all<{ agent_rowid: number; vec: ArrayBuffer }>()
     const byRow = new Map(codes.map((c) => [c.agent_rowid, new Int8Array(c.vec)]))
-    for (const n of nearest) expect(n.cos).toBe(cosine(q, byRow.get(n.rowid)!))
+    for (const n of nearest) expect(n.cos).toBe(indexCosine(q, byRow.get(n.rowid)!))
     for (let i = 1; i < nearest.length; i++) expect(nearest[i - 1].cos).toBeGreaterThanOrEqual(nearest[i].cos)
-    expect(remote.cosineOf(q, results[1].rowid)).toBe(cosine(q, quantize(hashed(agentText((await env.DB.prepare('SELECT name, description, param_text FROM agents WHERE rowid = ?').bind(results[1].rowid).first<{ name: string; description: string; param_text: string }>())!)))))
+    expect(remote.cosineOf(q, results[1].rowid)).toBe(indexCosine(q, quantize(hashed(agentText((await env.DB.prepare('SELECT name, description, param_text FROM agents WHERE rowid = ?').bind(results[1].rowid).first<{ name: string; description: string; param_text: string }>())!)))))
   })
 
   it('asks for at most 100 nearest agents, however many a caller wants', async () => {
@@ -156,5 +159,65 @@ describe('what Vectorize answers is data', () => {
       }),
     )
     expect(REMOTE_LEXICAL_CANDIDATES).toBeGreaterThan(0)
+  })
+})
+
+describe('hybrid search served by Vectorize', () => {
+  const vz = new FakeVectorize(DIMS)
+  const embedder: Embedder = { id: EMBEDDER_ID, embed: async (texts) => texts.map(hashed) }
+  let viewer = ''
+
+  beforeAll(async () => {
+    viewer = (await newCaller('vectorize viewer')).accountId
+    await insertAgents(40, 'vzs')
+    for (;;) {
+      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 8)
+      if (!run.more) break
+    }
+  })
+
+  /** Every candidate (the lexical matches and Vectorize's nearest with a D1 vector) scored by the documented formula. */
+  async function bruteForce(query: string): Promise<{ id: string; score: number }[]> {
+    const q = hashed(query)
+    const terms = [...new Set(query.split(' '))]
+    const lexical = await env.DB.prepare('SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?')
+      .bind(terms.map((t) => `"${t}"`).join(' OR '))
+      .all<{ rid: number; rel: number }>()
+    const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))
+    const nearest = (await vz.query(Array.from(q), { topK: 100, namespace: vectorizeNamespace(EMBEDDER_ID) })).matches.map((m) => Number(m.id))
+    const { results: agents } = await env.DB.prepare(
+      "SELECT a.rowid, a.id, a.executions, v.vec FROM agents a LEFT JOIN agent_vectors v ON v.agent_rowid = a.rowid AND v.vec IS NOT NULL AND v.embedder = ? WHERE a.visibility = 'public'",
+    )
+      .bind(EMBEDDER_ID)
+      .all<{ rowid: number; id: string; executions: number; vec: ArrayBuffer | null }>()
+    for (const a of agents) if (a.vec && nearest.includes(a.rowid) && !rel.has(a.rowid)) rel.set(a.rowid, 0)
+    return agents
+      .filter((a) => rel.has(a.rowid))
+      .map((a) => ({ a, raw: calibratedPart(rel.get(a.rowid)!, a.vec ? indexCosine(q, new Int8Array(a.vec)) : 0) + 0.02 * (a.executions / (a.executions + 1000)) }))
+      .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
+      .map((x) => ({ id: x.a.id, score: Math.round(x.raw * 1e6) / 1e6 }))
+  }
+
+  it('equals ranking every candidate with the fused formula, Vectorize choosing the nearest', async () => {
+    for (const query of ['video transcript', 'invoice', 'crm lead support', 'seo audit social post']) {
+      const expected = await bruteForce(query)
+      for (const [limit, page] of [[10, 0], [5, 1], [100, 0]]) {
+        const hits = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query, filter: 'public', limit, page, embedder, vectorize: vz })
+        expect(hits.map((h) => ({ id: h.id, score: h.score })), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, (page + 1) * limit))
+      }
+    }
+  })
+
+  it('answers lexically and reports the failure when Vectorize is unreachable', async () => {
+    const errors: unknown[] = []
+    vz.failWith = new Error('Vectorize unreachable')
+    try {
+      const hits = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query: 'invoice ledger', filter: 'public', limit: 10, page: 0, embedder, vectorize: vz, onEmbedError: (e) => errors.push(e) })
+      const lexical = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query: 'invoice ledger', filter: 'public', limit: 10, page: 0 })
+      expect(hits.map((h) => h.id)).toEqual(lexical.map((h) => h.id))
+      expect(errors.map(String)).toEqual(['Error: Vectorize unreachable'])
+    } finally {
+      vz.failWith = null
+    }
   })
 })

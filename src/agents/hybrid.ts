@@ -8,7 +8,6 @@ import { calibratedPart } from './calibration'
 import type { Embedder } from './embedder'
 import type { Matches } from './relevance'
 import { cached } from './search-state'
-import type { VectorIndex } from './vector-index'
 
 /** Agents nearest the query by cosine that join the lexical matches as candidates. */
 export const SEMANTIC_CANDIDATES = 100
@@ -17,7 +16,7 @@ export const SEMANTIC_CANDIDATES = 100
  * The candidates of a hybrid search, every lexical match and the SEMANTIC_CANDIDATES agents nearest
  * the query, each with its calibrated part.
  */
-export function fuse(lexical: Matches, query: Float32Array, index: VectorIndex): Matches {
+export function fuse(lexical: Matches, query: Float32Array, index: VectorSource): Matches {
   const rels = new Map<number, number>()
   for (let i = 0; i < lexical.rowids.length; i++) rels.set(lexical.rowids[i], lexical.rels[i])
   for (const n of index.nearest(query, SEMANTIC_CANDIDATES)) if (!rels.has(n.rowid)) rels.set(n.rowid, 0)
@@ -31,11 +30,28 @@ export function fuse(lexical: Matches, query: Float32Array, index: VectorIndex):
   return { rowids, rels: parts, match: '', scale: 'part' }
 }
 
-/** What a search needs for its semantic part: this isolate's vectors and the query's, computed once. */
+/**
+ * Agent vectors as a search reads them: this isolate's index (vector-index.ts) or, with a VECTORIZE
+ * binding, the candidates' vectors read for one search (vectorize.ts). Both score with the index's cosine.
+ */
+export interface VectorSource {
+  /** The `k` agents nearest the query, nearest first, with their cosines. */
+  nearest(q: Float32Array, k: number): { rowid: number; cos: number }[]
+  /** The cosine of the query and an agent's vector, or null when the agent has none here. */
+  cosineOf(q: Float32Array, rowid: number): number | null
+}
+
+/** What a search needs for its semantic part: the query's vector, computed once, and the agents' vectors. */
 export interface Semantic {
-  index: VectorIndex
+  /**
+   * The state of the vectors a page depends on (embedder and change sequence), for the page cache;
+   * null when it cannot be named cheaply (Vectorize), and such pages are not cached.
+   */
+  version: string | null
   /** The query's vector, or null when the embedder failed (the search is then lexical). */
   vector(): Promise<Float32Array | null>
+  /** The vectors of the candidates of these lexical matches. */
+  source(lexical: Matches, query: Float32Array): Promise<VectorSource>
 }
 
 /**

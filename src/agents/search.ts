@@ -15,12 +15,13 @@ import {
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
 import type { Embedder } from './embedder'
-import { fuse, queryVector, type Semantic } from './hybrid'
+import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { editDistance, phrase, queryTerms, trigramMatch } from './query'
 import { partFloor, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
 import { askedBefore, cached, sawCatalog, vectorIndex } from './search-state'
+import { remoteVectors } from './vectorize'
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
 export const VECTOR_REFRESH_MS = 1000
@@ -38,6 +39,8 @@ export interface CatalogSearch {
   catalogVersion?: string | null
   /** The search embedder, or null/absent for lexical search only. */
   embedder?: Embedder | null
+  /** A Vectorize index of the agents' vectors, used instead of this isolate's index when bound. */
+  vectorize?: Vectorize
   /** Hits scoring below this are left out (the ordering is by score, so pages stay slices of one list). */
   minScore?: number
   /** Where an embedder failure is reported (the search then answers lexically). */
@@ -53,7 +56,8 @@ export interface CatalogSearch {
 function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null): string | null {
   if (s.filter !== 'public' || !s.catalogVersion) return null
   // A hybrid page also depends on the vectors (their sequence) and the whole query text (its vector).
-  const vectors = semantic ? `|${semantic.index.embedder}@${semantic.index.seq}|${s.query.trim()}` : ''
+  if (semantic && semantic.version === null) return null
+  const vectors = semantic ? `|${semantic.version}|${s.query.trim()}` : ''
   return `${s.limit}|${s.page}|${terms.join(' ')}${vectors}`
 }
 
@@ -64,7 +68,7 @@ function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null):
 export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
   const terms = queryTerms(s.query)
   if (s.catalogVersion) sawCatalog(s.catalogVersion)
-  const semantic = s.embedder && terms.length > 0 ? await semanticPart(db, s.embedder, s.query, s.onEmbedError ?? (() => {})) : null
+  const semantic = s.embedder && terms.length > 0 ? await semanticPart(db, s.embedder, s.query, s.onEmbedError ?? (() => {}), s.vectorize) : null
   const key = cacheKey(s, terms, semantic)
   const hit = key ? cached.page(s.catalogVersion!, key) : undefined
   const rows = hit ?? (await rankCatalog(db, read, s, terms, semantic))
@@ -75,14 +79,19 @@ export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read
 }
 
 /**
- * The semantic part of a search, or null while no agent has a vector from this embedder (the
- * search is then exactly the lexical one, and no query is embedded).
+ * The semantic part of a search: from Vectorize when bound, else from this isolate's index, or null
+ * while that index has no vector from this embedder (the search is then exactly the lexical one,
+ * and no query is embedded).
  */
-async function semanticPart(db: D1Database, embedder: Embedder, query: string, onError: (err: unknown) => void): Promise<Semantic | null> {
+async function semanticPart(db: D1Database, embedder: Embedder, query: string, onError: (err: unknown) => void, vectorize?: Vectorize): Promise<Semantic | null> {
+  let vector: Promise<Float32Array | null> | null = null
+  const queryVec = () => (vector ??= queryVector(embedder, query, onError))
+  if (vectorize) {
+    return { version: null, vector: queryVec, source: (lexical, q) => remoteVectors(vectorize, db, embedder.id, q, lexical, SEMANTIC_CANDIDATES) }
+  }
   const index = await vectorIndex(db, embedder.id, VECTOR_REFRESH_MS)
   if (index.count === 0) return null
-  let vector: Promise<Float32Array | null> | null = null
-  return { index, vector: () => (vector ??= queryVector(embedder, query, onError)) }
+  return { version: `${index.embedder}@${index.seq}`, vector: queryVec, source: async () => index }
 }
 
 /** How search turns matches into the page: guessed along with the list read, then made exact. */
@@ -271,6 +280,10 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     }
   }
   const vector = queryVector ? await queryVector : null
-  if (semantic && vector) matches = fuse(matches, vector, semantic.index)
+  if (semantic && vector) {
+    // Vectorize unreachable: the search answers lexically, reported like an embedder failure.
+    const source = await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null))
+    if (source) matches = fuse(matches, vector, source)
+  }
   return matches.rowids.length > 0 ? pager.page(matches) : []
 }

@@ -4,13 +4,14 @@
  * per embedder so vectors of different models are never compared. Vectorize only decides which
  * agents join a search as its nearest candidates; every candidate is then scored from the int8
  * codes stored in D1, with the same cosine as the isolate's index, so a stale or deleted vector in
- * Vectorize can cost a candidate slot but never changes a score.
+ * Vectorize can cost a candidate slot but never changes a score. (A deleted agent's vector is left in
+ * Vectorize: deleting it from a search could race the upsert of a re-embedded agent.)
  *
  * Limits followed (Vectorize docs, "Limits"): at most 1,000 vectors per upsert from a Worker, topK
  * at most 100 when neither values nor metadata are returned, ids and namespaces at most 64 bytes.
  */
 import { vectorCodes } from '../db/vectors'
-import { cosine } from './vector-index'
+import { indexCosine } from './vector-index'
 
 /** Vectors per upsert or delete call. */
 export const VECTORIZE_BATCH = 1000
@@ -87,7 +88,7 @@ export class RemoteVectors {
 
   cosineOf(q: Float32Array, rowid: number): number | null {
     const codes = this.codes.get(rowid)
-    return codes && codes.length === q.length ? cosine(q, codes) : null
+    return codes && codes.length === q.length ? indexCosine(q, codes) : null
   }
 
   /** The nearest agents that have a current vector, by their cosine from D1 (ties by rowid). */

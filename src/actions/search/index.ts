@@ -31,6 +31,7 @@ export const searchAction = defineAction({
       page: input.page,
       catalogVersion: ctx.account.catalogVersion,
       embedder: createEmbedder(ctx.env, ctx.fetch),
+      vectorize: ctx.env.VECTORIZE,
       minScore: input.min_score,
       onEmbedError: (err) => ctx.log.warn('query embedding failed; searching lexically', errorFields(err)),
     }, ctx.read)
