@@ -19,9 +19,7 @@ const sqlMessage = 'SQL lives only in src/db/: add a typed query function there 
 
 const noGlobalFetch = {
   globals: [{ name: 'fetch', message: fetchMessage }],
-  syntax: [
-    { selector: "MemberExpression[object.name=/^(globalThis|self)$/][property.name='fetch']", message: fetchMessage },
-  ],
+  syntax: [{ selector: "MemberExpression[object.name=/^(globalThis|self)$/][property.name='fetch']", message: fetchMessage }],
 }
 
 // Upper-case keywords only, as the code writes SQL: prose such as "select one from the list" is not SQL.

@@ -33,8 +33,7 @@ export default defineConfig(async () => {
                 // Tests never touch the internet: anything that reaches here, but DNS queries to the
                 // fake resolver, was not mocked by a test.
                 outboundService: (request: Request) =>
-                  fakeDnsAnswer(request) ??
-                  new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
+                  fakeDnsAnswer(request) ?? new Response(`unmocked outbound request: ${request.method} ${request.url}`, { status: 599, headers: { 'x-unmocked': '1' } }),
               },
             }),
           ],

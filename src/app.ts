@@ -29,7 +29,9 @@ function serviceRoutes() {
     .get('/', { operationId: 'index', summary: 'Where things are', response: { description: 'Links to the docs, this document and the actions', schema: ServiceIndex } }, (c) =>
       c.json({ status: 200, response: { service: 'agent-action-api', docs: '/docs', openapi: '/v1/openapi.json', actions: '/v1/action/<name>' } }),
     )
-    .get('/healthz', { operationId: 'health', summary: 'Liveness check', response: { description: 'Healthy', schema: z.object({ ok: z.boolean() }) } }, (c) => c.json({ status: 200, response: { ok: true } }))
+    .get('/healthz', { operationId: 'health', summary: 'Liveness check', response: { description: 'Healthy', schema: z.object({ ok: z.boolean() }) } }, (c) =>
+      c.json({ status: 200, response: { ok: true } }),
+    )
   const me = new Router('Account').get('/', { operationId: 'me', summary: 'Who the token belongs to', response: { description: 'The account', schema: schemaRef('Me') } }, (c) => {
     const p = c.get('principal')
     return c.json({ status: 200, response: { account_id: p.accountId, account_name: p.accountName, token_id: p.tokenId, team_ids: p.teamIds } })
@@ -44,7 +46,10 @@ export function createApp() {
   const app = new Hono<AppEnv>()
   const table = new RouteTable()
   app.use('*', requestId)
-  app.use('*', methodGuard(() => app.routes))
+  app.use(
+    '*',
+    methodGuard(() => app.routes),
+  )
 
   // Each authenticated router carries its own auth and rate limit, so no request is counted twice.
   const authed = (sub: Hono<AppEnv>) => new Hono<AppEnv>().use('*', requireAuth, rateLimit).route('/', sub)

@@ -82,7 +82,9 @@ describe.each(actions.map((a) => [a.name, a] as const))('action %s', (name, defi
 
   it('answers 401 for an expired token', async () => {
     const t = await createToken(accountId, { name: 'to expire', expires_in_days: 1 })
-    await env.DB.prepare("UPDATE api_tokens SET expires_at = ? WHERE name = 'to expire'").bind(Date.now() - 1000).run()
+    await env.DB.prepare("UPDATE api_tokens SET expires_at = ? WHERE name = 'to expire'")
+      .bind(Date.now() - 1000)
+      .run()
     const res = await request('POST', path, { token: t, body: {} })
     expect(res.status).toBe(401)
     expect(res.body.error).toMatch(/expired/)

@@ -119,14 +119,30 @@ describe('an agent runs in its own scope', () => {
     const stepAt = (i: number, earlier: string[]) =>
       fc.oneof(
         fc.record({ id: fc.constant(`s${i}`), action: fc.constant('get_variable'), input: fc.record({ name: fc.constantFrom(...names, 'other') }) }),
-        fc.record({ id: fc.constant(`s${i}`), action: fc.constant('store_variable'), input: fc.record({ name: fc.constantFrom(...names), value: fc.oneof(refTo(earlier), fc.constant('{{input.q}}'), fc.jsonValue({ maxDepth: 2 }).filter((v) => !JSON.stringify(v).includes('{{'))) }) }),
+        fc.record({
+          id: fc.constant(`s${i}`),
+          action: fc.constant('store_variable'),
+          input: fc.record({
+            name: fc.constantFrom(...names),
+            value: fc.oneof(
+              refTo(earlier),
+              fc.constant('{{input.q}}'),
+              fc.jsonValue({ maxDepth: 2 }).filter((v) => !JSON.stringify(v).includes('{{')),
+            ),
+          }),
+        }),
         fc.record({ id: fc.constant(`s${i}`), action: fc.constant('search'), input: fc.record({ query: refTo(earlier), status: fc.constantFrom('all', 'private', 'public') }) }),
       )
     const workflow = fc.integer({ min: 1, max: 6 }).chain((n) => {
       let arb: fc.Arbitrary<Json[]> = fc.constant([])
       for (let i = 0; i < n; i++) {
         const at = i
-        arb = arb.chain((steps) => stepAt(at, steps.map((s) => s.id)).map((s) => [...steps, s]))
+        arb = arb.chain((steps) =>
+          stepAt(
+            at,
+            steps.map((s) => s.id),
+          ).map((s) => [...steps, s]),
+        )
       }
       return arb
     })
@@ -254,7 +270,15 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
     const llm = createFakeLlm()
     mockFetch((req) => llm.handle(req))
     const id = await createAgent(author, {
-      workflow: { steps: [{ id: 'brief', action: 'meeting_prep_v3_generate_meeting_sections', input: { target_company_identity: '{"name":"Globex"}', sections_to_generate: '["overview"]', fast_model: 'gpt-5.4-mini' } }] },
+      workflow: {
+        steps: [
+          {
+            id: 'brief',
+            action: 'meeting_prep_v3_generate_meeting_sections',
+            input: { target_company_identity: '{"name":"Globex"}', sections_to_generate: '["overview"]', fast_model: 'gpt-5.4-mini' },
+          },
+        ],
+      },
     })
     const refused = await action('invoke_agent', { id }, invoker.token)
     check(refused.status === 403 && /"model"/.test(refused.body.error), `ungranted model agent answered ${refused.status}`)
@@ -274,7 +298,12 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
     const e = { ...env, OPENAI_API_KEY: 'sk-server-key' } as Env
     const stepOf = (accountId: string, allowed: Integration[]) => {
       const agent: AgentScope = { id: 'foreignAgent01', name: 'Foreign', foreign: true, allowed, workflowId: 'agent/run_x' }
-      return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent }, `run_scope${crypto.randomUUID().slice(0, 8)}`, false)
+      return createContext(
+        { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
+        { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent },
+        `run_scope${crypto.randomUUID().slice(0, 8)}`,
+        false,
+      )
     }
     check((await resolveRoute(stepOf(withoutKey.accountId, []), 'gpt-5.4')).keySource === 'server', 'an ungranted agent could not use the server key')
     const refused = await resolveRoute(stepOf(withKey.accountId, []), 'gpt-5.4').catch((err: unknown) => toApiError(err))
@@ -297,7 +326,12 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
     // Queued while it was allowed (the request's precheck passed), run after the grant was revoked.
     const agentRun = await queued(`run_scopeq${crypto.randomUUID().replace(/-/g, '')}`, 'invoke_agent', { id, input: { name: 'Ada' } })
     check(agentRun?.state === 'failed' && agentRun.error_code === 'INTEGRATION_NOT_GRANTED', `queued agent run without a grant ended ${agentRun?.state} ${agentRun?.error_code}`)
-    const stepRun = await queued(`run_scopeq${crypto.randomUUID().replace(/-/g, '')}`, 'crm.v2.lookup_object', { object_type: 'contacts', object_id: '1', identification_method: 'CRM ID', properties: 'firstname' }, id)
+    const stepRun = await queued(
+      `run_scopeq${crypto.randomUUID().replace(/-/g, '')}`,
+      'crm.v2.lookup_object',
+      { object_type: 'contacts', object_id: '1', identification_method: 'CRM ID', properties: 'firstname' },
+      id,
+    )
     check(stepRun?.state === 'failed' && stepRun.error_code === 'INTEGRATION_NOT_GRANTED', `a run an agent queued used the CRM without a grant: ${stepRun?.state} ${stepRun?.error_code}`)
     check((await crmRecords(invoker)) === 0, 'a queued agent wrote to the CRM without a grant')
     await request('PUT', `/v1/grants/${id}`, { token: invoker.token, body: {} })
@@ -305,7 +339,7 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
     expect(allowed?.state, JSON.stringify(allowed)).toBe('succeeded')
   })
 
-  it('composes scopes when a step invokes an agent: never more than the outer agent, never the invoker\'s private agents', async () => {
+  it("composes scopes when a step invokes an agent: never more than the outer agent, never the invoker's private agents", async () => {
     // The API refuses invoke_agent steps; a row written in D1 stands for one that got there another way.
     const [author, invoker, catalog] = await Promise.all([newCaller('nest author'), newCaller('nest invoker'), newCaller('nest catalog')])
     const privateCrm = await createAgent(invoker, { visibility: 'private', parameters: nameParam, workflow: { steps: [crmStep('nested-private@example.com')] } })
@@ -377,10 +411,13 @@ describe('writes to agents', () => {
     expect((await request('GET', `/v1/agents/${id}`, { token: mate.token })).status).toBe(200)
   })
 
-  it("answers a slug another account uses, private or public, exactly as a free one, and resolves slugs deterministically", async () => {
+  it('answers a slug another account uses, private or public, exactly as a free one, and resolves slugs deterministically', async () => {
     const [a, b, c] = await Promise.all([newCaller('slug a'), newCaller('slug b'), newCaller('slug c')])
     const agentWith = (who: Caller, slug: string, visibility: string) =>
-      request('POST', '/v1/agents', { token: who.token, body: { name: `${visibility} ${slug}`, description: 'Slug probe', visibility, slug, workflow: { steps: [{ id: 's', action: 'search', input: { query: 'x' } }] } } })
+      request('POST', '/v1/agents', {
+        token: who.token,
+        body: { name: `${visibility} ${slug}`, description: 'Slug probe', visibility, slug, workflow: { steps: [{ id: 's', action: 'search', input: { query: 'x' } }] } },
+      })
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[a-z0-9]{1,12}(-[a-z0-9]{1,8})?$/), fc.constantFrom('private', 'public'), async (base, visibility) => {
         const slug = `${base}-${crypto.randomUUID().slice(0, 8)}`

@@ -113,7 +113,10 @@ describe('typed parameter defaults', () => {
       },
       required: ['topic'],
     },
-    workflow: { steps: [{ id: 'keep', action: 'store_variable', input: { name: 'opts', value: { count: '{{input.count}}', ratio: '{{input.ratio}}', loud: '{{input.loud}}' } } }], output: '{{steps.keep.value}}' },
+    workflow: {
+      steps: [{ id: 'keep', action: 'store_variable', input: { name: 'opts', value: { count: '{{input.count}}', ratio: '{{input.ratio}}', loud: '{{input.loud}}' } } }],
+      output: '{{steps.keep.value}}',
+    },
   }
 
   it('accepts numbers and booleans as defaults, applies them as values, and shows them as text in descriptors', async () => {

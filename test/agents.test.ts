@@ -149,7 +149,7 @@ describe('invoking agents', () => {
     expect((await action('invoke_agent', { id, input: '{not json' }, token)).body.details[0].path).toBe('/input')
   })
 
-  it("answers 404 for an agent the caller may not see", async () => {
+  it('answers 404 for an agent the caller may not see', async () => {
     const owner = await newCaller('hider')
     const other = await newCaller('seeker')
     const id = (await request('POST', '/v1/agents', { token: owner.token, body: threeSteps })).body.response.id
@@ -185,7 +185,19 @@ describe('every demo agent', () => {
       const sample: Record<string, unknown> = {}
       for (const name of a.parameters.required as string[]) {
         const p = a.parameters.properties[name]
-        sample[name] = p.enum ? p.enum[0] : p.type === 'boolean' ? true : p.type === 'string' ? (/url/i.test(name) ? 'https://example.com/' : /domain/i.test(name) ? 'example.com' : /email/i.test(name) ? 'a@example.com' : 'sample') : 1
+        sample[name] = p.enum
+          ? p.enum[0]
+          : p.type === 'boolean'
+            ? true
+            : p.type === 'string'
+              ? /url/i.test(name)
+                ? 'https://example.com/'
+                : /domain/i.test(name)
+                  ? 'example.com'
+                  : /email/i.test(name)
+                    ? 'a@example.com'
+                    : 'sample'
+              : 1
       }
       const params = validateAgentParams(a.parameters, sample, 'input')
       // Earlier steps' outputs are not known here: build each with exactly the paths the workflow reads, holding text.

@@ -77,13 +77,27 @@ function authHeaders(o: Operation): Record<string, string> {
 function validCase(o: Operation): fc.Arbitrary<Case> {
   const params: Json[] = o.op.parameters ?? []
   const pathArb = fc.tuple(...params.filter((p) => p.in === 'path').map((p) => paramArbitrary(o.template, p).map((v) => [p.name, v] as const)))
-  const queryArb = fc.tuple(...params.filter((p) => p.in === 'query').map((p) => fc.option(arbitraryOf(p.schema).map((v) => [p.name, String(v)] as const), { nil: undefined })))
+  const queryArb = fc.tuple(
+    ...params
+      .filter((p) => p.in === 'query')
+      .map((p) =>
+        fc.option(
+          arbitraryOf(p.schema).map((v) => [p.name, String(v)] as const),
+          { nil: undefined },
+        ),
+      ),
+  )
   const headerParams = params.filter((p) => p.in === 'header')
   const headerArb = fc.tuple(
     ...headerParams.map((p) => {
       // Queued actions would hold the request for the default wait; every call says how long to wait instead.
       const value = p.name === 'Prefer' ? fc.constantFrom('wait=0', 'respond-async') : arbitraryOf(p.schema).map(String)
-      return p.required || p.name === 'Prefer' ? value.map((v) => [p.name, v] as const) : fc.option(value.map((v) => [p.name, v] as const), { nil: undefined })
+      return p.required || p.name === 'Prefer'
+        ? value.map((v) => [p.name, v] as const)
+        : fc.option(
+            value.map((v) => [p.name, v] as const),
+            { nil: undefined },
+          )
     }),
   )
   const media = o.op.requestBody?.content?.['application/json']
@@ -166,7 +180,13 @@ beforeAll(async () => {
   doc = dereference(raw)
   const agent = await request('POST', '/v1/agents', {
     token,
-    body: { name: 'Contract agent', description: 'Made by the contract test', visibility: 'private', slug: 'contract-agent', workflow: { steps: [{ id: 's', action: 'search', input: { query: 'x' } }] } },
+    body: {
+      name: 'Contract agent',
+      description: 'Made by the contract test',
+      visibility: 'private',
+      slug: 'contract-agent',
+      workflow: { steps: [{ id: 's', action: 'search', input: { query: 'x' } }] },
+    },
   })
   const run = await request('POST', '/v1/action/search', { token, body: { query: 'contract' } })
   const target = await createAccount('contract target')
@@ -194,19 +214,24 @@ describe('the OpenAPI document as a contract', () => {
     let requests = 0
     const statuses: Record<string, number> = {}
     for (const [i, o] of ops.entries()) {
-      const cases = [
-        ...fc.sample(validCase(o), { numRuns: VALID_PER_OPERATION, seed: SEED + i }),
-        ...fc.sample(invalidCase(o), { numRuns: INVALID_PER_OPERATION, seed: SEED + 7919 * (i + 1) }),
-      ]
+      const cases = [...fc.sample(validCase(o), { numRuns: VALID_PER_OPERATION, seed: SEED + i }), ...fc.sample(invalidCase(o), { numRuns: INVALID_PER_OPERATION, seed: SEED + 7919 * (i + 1) })]
       for (const c of cases) {
         requests++
         const res = await send(o, c)
         statuses[`${c.kind}:${res.status}`] = (statuses[`${c.kind}:${res.status}`] ?? 0) + 1
         const problem = await check(o, c, res)
-        if (problem) failures.push(`${o.method} ${o.template} [${c.kind}: ${c.how}] ${o.method} ${c.path}${Object.keys(c.query).length ? `?${new URLSearchParams(c.query)}` : ''} ${c.body?.slice(0, 200) ?? ''} -> ${problem}`)
+        if (problem)
+          failures.push(
+            `${o.method} ${o.template} [${c.kind}: ${c.how}] ${o.method} ${c.path}${Object.keys(c.query).length ? `?${new URLSearchParams(c.query)}` : ''} ${c.body?.slice(0, 200) ?? ''} -> ${problem}`,
+          )
       }
     }
-    console.info(`contract statuses ${Object.entries(statuses).sort().map(([k, n]) => `${k}=${n}`).join(' ')}`)
+    console.info(
+      `contract statuses ${Object.entries(statuses)
+        .sort()
+        .map(([k, n]) => `${k}=${n}`)
+        .join(' ')}`,
+    )
     console.info(`contract operations=${ops.length} requests=${requests} failures=${failures.length}`)
     expect(failures.slice(0, 25)).toEqual([])
   }, 180_000)

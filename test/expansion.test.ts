@@ -63,9 +63,7 @@ describe('reference expansion is bounded', () => {
     const big = { text: 'z'.repeat(10_000_000) }
     // A 10 MB value as the old code let a 1 KB request store it: in KV under the key it derived from the row.
     await env.CACHE.put(`blob:var:${accountId}:old:huge`, JSON.stringify(big))
-    await env.DB.prepare(
-      "INSERT INTO variables (account_id, workflow_id, name, value, value_kind, size, updated_at, expires_at) VALUES (?, 'old', 'huge', '', 'kv', 10000011, ?, ?)",
-    )
+    await env.DB.prepare("INSERT INTO variables (account_id, workflow_id, name, value, value_kind, size, updated_at, expires_at) VALUES (?, 'old', 'huge', '', 'kv', 10000011, ?, ?)")
       .bind(accountId, Date.now(), Date.now() + 3_600_000)
       .run()
     for (const query of ['see {{huge}}'.repeat(60), 'see {{huge}}'.repeat(300), '{{huge.text}}'.repeat(300), '{{huge}}', '{{huge.text}}']) {
@@ -89,7 +87,13 @@ describe('reference expansion is bounded', () => {
     const names = Object.keys(vars)
     const whole: fc.Arbitrary<Shape> = fc.constantFrom(...names).map((n) => ({ template: `{{${n}}}`, size: json(vars[n]) }))
     const spliced: fc.Arbitrary<Shape> = fc
-      .array(fc.tuple(fc.constantFrom(...names), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => /^[\x20-\x7e]*$/.test(s) && !/[{}"\\]/.test(s))), { minLength: 1, maxLength: 40 })
+      .array(
+        fc.tuple(
+          fc.constantFrom(...names),
+          fc.string({ minLength: 1, maxLength: 8 }).filter((s) => /^[\x20-\x7e]*$/.test(s) && !/[{}"\\]/.test(s)),
+        ),
+        { minLength: 1, maxLength: 40 },
+      )
       .map((parts) => {
         const template = parts.map(([n, sep]) => `${sep}{{${n}}}`).join('')
         const text = parts.map(([n, sep]) => sep.length + (typeof vars[n] === 'string' ? escaped(vars[n] as string) : escaped(JSON.stringify(vars[n])))).reduce((a, b) => a + b, 0)

@@ -71,7 +71,12 @@ export class FakeVectorize implements Vectorize {
       return a > 0 && b > 0 ? dot / Math.sqrt(a * b) : 0
     }
     const matches = [...this.space(options.namespace)]
-      .map(([id, v]) => ({ id, score: cos(v.values), ...(options.returnValues ? { values: v.values } : {}), ...(options.returnMetadata && options.returnMetadata !== 'none' ? { metadata: v.metadata } : {}) }))
+      .map(([id, v]) => ({
+        id,
+        score: cos(v.values),
+        ...(options.returnValues ? { values: v.values } : {}),
+        ...(options.returnMetadata && options.returnMetadata !== 'none' ? { metadata: v.metadata } : {}),
+      }))
       .sort((x, y) => y.score - x.score)
       .slice(0, topK)
     return { matches, count: matches.length }

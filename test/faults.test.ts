@@ -101,7 +101,11 @@ describe('upstream faults', () => {
 /** What workerd's fetch throws when the network fails (as measured against a real workerd). */
 const NETWORK_FAILURES: [string, () => Error, RegExp][] = [
   ['a refused connection', () => Object.assign(new Error('Network connection lost.'), { retryable: true }), /the connection was refused or dropped/],
-  ['a failed lookup, handshake or disallowed address', () => new Error('internal error; reference = 3vdsjac1e6eqi9k9dcedk779'), /the DNS lookup, connection or TLS handshake failed \(runtime error reference 3vdsjac1e6eqi9k9dcedk779\)/],
+  [
+    'a failed lookup, handshake or disallowed address',
+    () => new Error('internal error; reference = 3vdsjac1e6eqi9k9dcedk779'),
+    /the DNS lookup, connection or TLS handshake failed \(runtime error reference 3vdsjac1e6eqi9k9dcedk779\)/,
+  ],
   ['a fetch TypeError', () => new TypeError('Fetch API cannot load: bad request'), /Fetch API cannot load/],
 ]
 

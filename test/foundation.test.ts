@@ -37,7 +37,12 @@ describe('routing and envelopes', () => {
   })
 
   it('writes the success envelope from stored JSON text exactly as it would serialize it', () => {
-    const cases: [unknown, unknown][] = [[[{ a: 1, 'b"': 'é\n' }], undefined], [null, undefined], ['text', { page: 2 }], [{ nested: [1, { x: null }] }, []]]
+    const cases: [unknown, unknown][] = [
+      [[{ a: 1, 'b"': 'é\n' }], undefined],
+      [null, undefined],
+      ['text', { page: 2 }],
+      [{ nested: [1, { x: null }] }, []],
+    ]
     for (const [response, metadata] of cases) {
       const text = successJson(JSON.stringify(response), metadata === undefined ? null : JSON.stringify(metadata))
       expect(text).toBe(JSON.stringify(successBody(response, metadata === undefined ? {} : { metadata })))

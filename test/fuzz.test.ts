@@ -17,7 +17,18 @@ const weirdStrings = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 50 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff\ud800', '\u202e\u2066', '🦄'.repeat(200), 'a'.repeat(20_000), '\\', '"', "'; DROP TABLE runs; --"),
-  fc.constantFrom('{{', '}}', '{{}}', '{{ }}', '{{a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd.ee.ff.gg}}', '{{__proto__}}', '{{constructor.prototype}}', '{{x[99999999999]}}', '{{{{x}}}}', '{{x}}'.repeat(500)),
+  fc.constantFrom(
+    '{{',
+    '}}',
+    '{{}}',
+    '{{ }}',
+    '{{a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd.ee.ff.gg}}',
+    '{{__proto__}}',
+    '{{constructor.prototype}}',
+    '{{x[99999999999]}}',
+    '{{{{x}}}}',
+    '{{x}}'.repeat(500),
+  ),
   fc.webUrl(),
   fc.constantFrom('http://127.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'file:///etc/passwd', 'javascript:alert(1)'),
 )
@@ -31,7 +42,8 @@ const deepValue = fc.letrec((tie) => ({
 /** A body that cannot be valid: known fields with random values, plus one guaranteed fault. */
 function invalidBody(fields: string[]) {
   const known = fields.length ? fc.dictionary(fc.constantFrom(...fields), deepValue, { maxKeys: fields.length }) : fc.constant({})
-  return fc.record({ known, unknown: fc.string({ minLength: 1, maxLength: 20 }).filter((k) => !fields.includes(k) && !k.includes('__proto__')), extra: deepValue })
+  return fc
+    .record({ known, unknown: fc.string({ minLength: 1, maxLength: 20 }).filter((k) => !fields.includes(k) && !k.includes('__proto__')), extra: deepValue })
     .map(({ known, unknown, extra }) => JSON.stringify({ ...known, [`zz_${unknown}`]: extra }))
 }
 
@@ -49,8 +61,19 @@ const brokenJson = fc.oneof(
 
 const oddHeaders = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json', ''),
-    'workflow-id': fc.oneof(fc.string({ maxLength: 300 }).map((s) => s.replace(/[\r\n\0]/g, '')), fc.constant('valid-flow')),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/json; charset=latin1',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/vnd.api+json',
+      '',
+    ),
+    'workflow-id': fc.oneof(
+      fc.string({ maxLength: 300 }).map((s) => s.replace(/[\r\n\0]/g, '')),
+      fc.constant('valid-flow'),
+    ),
     'idempotency-key': fc.string({ minLength: 0, maxLength: 300 }).map((s) => s.replace(/[\r\n\0]/g, '')),
     prefer: fc.constantFrom('wait=abc', 'wait=-1', 'wait=99999999999', 'respond-async', 'handling=lenient', ''),
     'x-request-id': fc.string({ maxLength: 200 }).map((s) => s.replace(/[\r\n\0]/g, '')),
@@ -115,7 +138,14 @@ describe('property-based bad input', () => {
           invalidBody(fields).map((b) => ({ body: b, headers: {} as Record<string, string>, auth: `Bearer ${token}` })),
           fc.record({ body: invalidBody(fields), headers: oddHeaders, auth: fc.constant(`Bearer ${token}`) }),
           fc.record({ body: brokenJson, headers: fc.constant({ 'content-type': 'application/json' }), auth: fc.constant(`Bearer ${token}`) }),
-          fc.record({ body: invalidBody(fields), headers: fc.constant({ 'content-type': 'application/json' }), auth: fc.oneof(fc.constant(''), fc.string({ maxLength: 80 }).map((s) => `Bearer ${s}`)) }),
+          fc.record({
+            body: invalidBody(fields),
+            headers: fc.constant({ 'content-type': 'application/json' }),
+            auth: fc.oneof(
+              fc.constant(''),
+              fc.string({ maxLength: 80 }).map((s) => `Bearer ${s}`),
+            ),
+          }),
         ),
         async ({ body, headers, auth }) => {
           const h: Record<string, string> = { 'content-type': 'application/json', ...headers }

@@ -27,7 +27,9 @@ async function deliverEmbed(): Promise<void> {
 }
 
 const current = async (where = '1 = 1') =>
-  (await env.DB.prepare(`SELECT count(*) AS n FROM agent_vectors v JOIN agents a ON a.rowid = v.agent_rowid WHERE v.vec IS NOT NULL AND v.embedder LIKE 'offline:%' AND ${where}`).first<{ n: number }>())!.n
+  (await env.DB.prepare(`SELECT count(*) AS n FROM agent_vectors v JOIN agents a ON a.rowid = v.agent_rowid WHERE v.vec IS NOT NULL AND v.embedder LIKE 'offline:%' AND ${where}`).first<{
+    n: number
+  }>())!.n
 
 const agent = (name: string, description: string) => ({
   name,

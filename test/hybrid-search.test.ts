@@ -72,7 +72,8 @@ describe('hybrid search pages', () => {
     const rows = []
     for (let i = 0; i < 600; i++) {
       const r = rand()
-      const [visibility, owner, team] = r < 0.1 ? ['private', viewer.accountId, null] : r < 0.2 ? ['private', other.accountId, null] : r < 0.3 ? ['team', other.accountId, teamId] : ['public', other.accountId, null]
+      const [visibility, owner, team] =
+        r < 0.1 ? ['private', viewer.accountId, null] : r < 0.2 ? ['private', other.accountId, null] : r < 0.3 ? ['team', other.accountId, teamId] : ['public', other.accountId, null]
       rows.push(insert.bind(`hyb${i}`, words(1 + Math.floor(rand() * 2)), words(3 + Math.floor(rand() * 8)), visibility, owner, team, [0, 0, 7, 300][Math.floor(rand() * 4)]))
     }
     for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
@@ -82,8 +83,15 @@ describe('hybrid search pages', () => {
       if (pending.length === 0) break
       const vectors = await hashEmbedder.embed(pending.map(agentText))
       const skip = pending.filter((_, i) => i % 37 === 0).length
-      await saveVectors(env.DB, hashEmbedder.id, pending.slice(skip).map((agent, i) => ({ agent, vec: quantize(vectors[skip + i]) })))
-      if (skip > 0) await env.DB.prepare("UPDATE agents SET name = name || ' x' WHERE rowid IN (SELECT value FROM json_each(?))").bind(JSON.stringify(pending.slice(0, skip).map((a) => a.rowid))).run()
+      await saveVectors(
+        env.DB,
+        hashEmbedder.id,
+        pending.slice(skip).map((agent, i) => ({ agent, vec: quantize(vectors[skip + i]) })),
+      )
+      if (skip > 0)
+        await env.DB.prepare("UPDATE agents SET name = name || ' x' WHERE rowid IN (SELECT value FROM json_each(?))")
+          .bind(JSON.stringify(pending.slice(0, skip).map((a) => a.rowid)))
+          .run()
     }
     resetVectorIndex()
   })
@@ -115,7 +123,13 @@ describe('hybrid search pages', () => {
     }
     const own = (a: { owner: string }) => a.owner === viewer.accountId
     const visible = (a: (typeof agents)[number]) =>
-      status === 'public' ? a.visibility === 'public' : status === 'private' ? a.visibility === 'private' && own(a) : status === 'team' ? a.visibility === 'team' && (a.team === teamId || own(a)) : a.visibility === 'public' || own(a) || (a.visibility === 'team' && a.team === teamId)
+      status === 'public'
+        ? a.visibility === 'public'
+        : status === 'private'
+          ? a.visibility === 'private' && own(a)
+          : status === 'team'
+            ? a.visibility === 'team' && (a.team === teamId || own(a))
+            : a.visibility === 'public' || own(a) || (a.visibility === 'team' && a.team === teamId)
     return agents
       .filter((a) => rel.has(a.rowid) && visible(a))
       .map((a) => {
@@ -133,9 +147,16 @@ describe('hybrid search pages', () => {
       const query = words(1 + Math.floor(rand() * 3))
       for (const status of ['public', 'private', 'team', 'all'] as const) {
         const expected = await bruteForce(query, status)
-        for (const [limit, page] of [[10, 0], [7, 2], [100, 0]]) {
+        for (const [limit, page] of [
+          [10, 0],
+          [7, 2],
+          [100, 0],
+        ]) {
           const hits = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: status, limit, page, embedder: hashEmbedder })
-          expect(hits.map((h) => ({ id: h.id, score: h.score })), `${query} ${status} ${limit}/${page}`).toEqual(expected.slice(page * limit, (page + 1) * limit))
+          expect(
+            hits.map((h) => ({ id: h.id, score: h.score })),
+            `${query} ${status} ${limit}/${page}`,
+          ).toEqual(expected.slice(page * limit, (page + 1) * limit))
         }
       }
     }
@@ -168,10 +189,18 @@ describe('search input as data', () => {
   it('answers any query text with scores in [0, 1], operators and quotes inert, in the hybrid path', async () => {
     const viewer = { accountId: 'acc_nobody', teamIds: [] }
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND'), fc.string({ unit: fc.constantFrom('𐀀', '😀', '𝔸', 'a', 'é', ' '), maxLength: 12 })), async (query) => {
-        const hits = await searchCatalog(env.DB, { viewer, query, filter: 'public', limit: 5, page: 0, embedder: hashEmbedder, minScore: 0 })
-        for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true)
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'col:word', 'invocies^2', 'kalo" AND'),
+          fc.string({ unit: fc.constantFrom('𐀀', '😀', '𝔸', 'a', 'é', ' '), maxLength: 12 }),
+        ),
+        async (query) => {
+          const hits = await searchCatalog(env.DB, { viewer, query, filter: 'public', limit: 5, page: 0, embedder: hashEmbedder, minScore: 0 })
+          for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true)
+        },
+      ),
       // Two astral characters are four UTF-16 units but no trigram: that query once reached FTS5 as an empty MATCH (a 500).
       { numRuns: 60, examples: [['𐀀𐀀'], ['😀😀 invoices'], ['𝔸𝔸𝔸']] },
     )

@@ -40,7 +40,9 @@ function expectEnvelope(res: { status: number; body: Json }, status: number, cod
 }
 
 async function count(sql: string, ...binds: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())!.n
+  return (await env.DB.prepare(sql)
+    .bind(...binds)
+    .first<{ n: number }>())!.n
 }
 
 describe('rate limits per account', () => {
@@ -176,7 +178,9 @@ describe('caps per account', () => {
       figures.stored += (await count('SELECT count(*) AS n FROM api_tokens WHERE account_id = ?', accountId)) - 4
       const revoked = results.find((r) => r.status === 201)!.body.response.id as string
       expect((await request('DELETE', `/v1/tokens/${revoked}`, { token })).status).toBe(200)
-      await env.DB.prepare('UPDATE api_tokens SET expires_at = ? WHERE id = ?').bind(Date.now() - 1, results.filter((r) => r.status === 201)[1].body.response.id).run()
+      await env.DB.prepare('UPDATE api_tokens SET expires_at = ? WHERE id = ?')
+        .bind(Date.now() - 1, results.filter((r) => r.status === 201)[1].body.response.id)
+        .run()
       expect((await request('POST', '/v1/tokens', { token, body: {} })).status).toBe(201)
       expect((await request('POST', `/v1/admin/accounts/${accountId}/tokens`, { token: ADMIN, body: {} })).status).toBe(201)
     })
@@ -207,7 +211,22 @@ describe('caps per account', () => {
       const { accountId, token } = await newCaller('queue cap')
       // Two queued runs that no consumer will pick up (no message was sent for them).
       for (const id of ['run_capfill0000000000001', 'run_capfill0000000000002']) {
-        await insertRun(env.DB, { id: `${id}${accountId.slice(-4)}`, account_id: accountId, action: 'search', state: 'queued', parent_run_id: null, workflow_id: null, output_variable_name: null, input: '{}', input_kind: 'inline', job_input: '{}', job_input_kind: 'inline', callback_url: null, created_at: Date.now(), started_at: null })
+        await insertRun(env.DB, {
+          id: `${id}${accountId.slice(-4)}`,
+          account_id: accountId,
+          action: 'search',
+          state: 'queued',
+          parent_run_id: null,
+          workflow_id: null,
+          output_variable_name: null,
+          input: '{}',
+          input_kind: 'inline',
+          job_input: '{}',
+          job_input_kind: 'inline',
+          callback_url: null,
+          created_at: Date.now(),
+          started_at: null,
+        })
       }
       const before = await count('SELECT count(*) AS n FROM runs WHERE account_id = ?', accountId)
       for (const headers of [{ Prefer: 'respond-async' }, { Prefer: 'respond-async', 'Idempotency-Key': 'queue-cap-1' }] as Record<string, string>[]) {
@@ -227,7 +246,9 @@ describe('caps per account', () => {
       // Inline calls are not queued runs and go on.
       expect((await action('search', { query: 'inline is fine' }, token)).status).toBe(200)
       // Once one ends, the next is accepted.
-      await env.DB.prepare("UPDATE runs SET state = 'succeeded', job_input = NULL WHERE id = ?").bind(`run_capfill0000000000001${accountId.slice(-4)}`).run()
+      await env.DB.prepare("UPDATE runs SET state = 'succeeded', job_input = NULL WHERE id = ?")
+        .bind(`run_capfill0000000000001${accountId.slice(-4)}`)
+        .run()
       const accepted = await action('search', { query: 'queued again' }, token, { Prefer: 'respond-async' })
       expect(accepted.status).toBe(202)
     })

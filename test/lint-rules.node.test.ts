@@ -15,10 +15,10 @@ async function linesAt(filePath: string, code: string, rule: string): Promise<nu
   return [...new Set(result.messages.filter((m) => m.ruleId === rule).map((m) => m.line))]
 }
 
-const globalFetch = "export const get = (url: string) => fetch(url)\n"
-const viaGlobalThis = "export const get = (url: string) => globalThis.fetch(url)\n"
+const globalFetch = 'export const get = (url: string) => fetch(url)\n'
+const viaGlobalThis = 'export const get = (url: string) => globalThis.fetch(url)\n'
 const sqlText = "export const q = 'SELECT id FROM agents WHERE id = ?'\n"
-const sqlTemplate = "export const q = (t: string) => `UPDATE ${t} SET name = ?`\nexport const r = `DELETE FROM runs WHERE id = ?`\nexport const s = (c: string) => `SELECT ${c} FROM agents`\n"
+const sqlTemplate = 'export const q = (t: string) => `UPDATE ${t} SET name = ?`\nexport const r = `DELETE FROM runs WHERE id = ?`\nexport const s = (c: string) => `SELECT ${c} FROM agents`\n'
 const prepare = "export const q = (db: D1Database) => db.prepare('x')\n"
 const prose = "export const m = 'Select one agent from the list, then update its name'\nexport const n = (x: string) => `Update ${x} from the settings`\n"
 

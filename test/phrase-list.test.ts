@@ -30,13 +30,36 @@ describe('compact relevance lists', () => {
   })
 
   it('adds lists in phrase order, by the dense and the merging path alike', () => {
-    const a = parseList(text([[1, 0.1], [5, 0.2], [9, 0.3]]))
-    const b = parseList(text([[5, 0.7], [9, 0.1], [12, 0.6]]))
-    const dense = sumLists([{ expr: '"a"', list: a }, { expr: '"b"', list: b }])
+    const a = parseList(
+      text([
+        [1, 0.1],
+        [5, 0.2],
+        [9, 0.3],
+      ]),
+    )
+    const b = parseList(
+      text([
+        [5, 0.7],
+        [9, 0.1],
+        [12, 0.6],
+      ]),
+    )
+    const dense = sumLists([
+      { expr: '"a"', list: a },
+      { expr: '"b"', list: b },
+    ])
     const order = Array.from(dense.rowids, (r, i) => [r, dense.rels[i]] as const).sort((x, y) => x[0] - y[0])
-    expect(order).toEqual([[1, 0.1], [5, 0.2 + 0.7], [9, 0.3 + 0.1], [12, 0.6]])
+    expect(order).toEqual([
+      [1, 0.1],
+      [5, 0.2 + 0.7],
+      [9, 0.3 + 0.1],
+      [12, 0.6],
+    ])
     const far = parseList(text([[5_000_000, 0.5]]))
-    const merged = sumLists([{ expr: '"a"', list: a }, { expr: '"c"', list: far }])
+    const merged = sumLists([
+      { expr: '"a"', list: a },
+      { expr: '"c"', list: far },
+    ])
     expect(Array.from(merged.rowids)).toEqual([1, 5, 9, 5_000_000])
     expect(Array.from(merged.rels)).toEqual([0.1, 0.2, 0.3, 0.5])
     expect(merged.match).toBe('"a" OR "c"')

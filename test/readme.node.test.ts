@@ -6,7 +6,8 @@ const { url, token } = inject('devServer')
 const readme = readFileSync('README.md', 'utf8')
 
 /** Examples that reach the internet (tests never do; a dry-run post still reads its link's card): parsed and checked, not sent. */
-const NEEDS_INTERNET = /\/v1\/action\/(post_to_social|get_video_transcript|company_research_v2_run_full_research|company_research_v2_start_research|aeo_seo_research_generate_research_action|content_audit_generate_audit_action)$/
+const NEEDS_INTERNET =
+  /\/v1\/action\/(post_to_social|get_video_transcript|company_research_v2_run_full_research|company_research_v2_start_research|aeo_seo_research_generate_research_action|content_audit_generate_audit_action)$/
 /** Examples whose documented answer is an error on a server without that setting. */
 const DOCUMENTED_ERRORS: Record<string, { status: number; code: string }> = {
   '/v1/action/meeting_prep_v3_generate_meeting_sections': { status: 503, code: 'NOT_CONFIGURED' },
@@ -55,7 +56,7 @@ describe('reading shell text as the shell does', () => {
     ])
   })
 
-  it("reads the '\"'\"$VAR\"'\"' splice an unset variable leaves empty", () => {
+  it('reads the \'"\'"$VAR"\'"\' splice an unset variable leaves empty', () => {
     const [words] = shellCommands(`curl http://x -d '{"password":"'"$BSKY_APP_PASSWORD"'"}'`, {})
     expect(curlRequest(words).body).toBe('{"password":""}')
   })

@@ -53,12 +53,9 @@ describe('queued runs under failure', () => {
     mockFetch(pds.handle, flakyYouTube(3))
     const { token } = await newCaller('crash')
     const agent = await request('POST', '/v1/agents', { token, body: announceAgent })
-    const res = await action(
-      'invoke_agent',
-      { id: agent.body.response.id, input: { handle: alice.handle, app_password: alice.password, video_url: `https://youtu.be/${VIDEO_ID}` } },
-      token,
-      { prefer: 'respond-async' },
-    )
+    const res = await action('invoke_agent', { id: agent.body.response.id, input: { handle: alice.handle, app_password: alice.password, video_url: `https://youtu.be/${VIDEO_ID}` } }, token, {
+      prefer: 'respond-async',
+    })
     expect(res.status).toBe(202)
     const runId = res.body.response.run_id
     const done = await request('GET', `/v1/runs/${runId}?wait=30`, { token })
@@ -78,9 +75,7 @@ describe('queued runs under failure', () => {
   it('ends a run failed with a clear error once its message is dead-lettered', async () => {
     const { accountId, token } = await newCaller('dlq')
     const runId = 'run_deadletter0000000001'
-    await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'search', 'running', '{}', '{}', ?)")
-      .bind(runId, accountId, Date.now())
-      .run()
+    await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'search', 'running', '{}', '{}', ?)").bind(runId, accountId, Date.now()).run()
     const batch = createMessageBatch('agent-action-jobs-dlq', [{ id: 'm1', timestamp: new Date(), attempts: 1, body: { runId } }])
     const ctx = createExecutionContext()
     await handleQueue(batch as MessageBatch<{ runId: string }>, env, ctx)

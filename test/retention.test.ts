@@ -70,11 +70,19 @@ describe('retention', () => {
     for (const id of oldIds) expect((await kvKeys(`blob:run:${id}:`)).length).toBeGreaterThan(0)
     const config = readConfig(env)
     const now = Date.now() + (config.runRetentionDays + 1) * DAY
-    await env.DB.prepare('UPDATE runs SET finished_at = ? WHERE id IN (?, ?)').bind(now - (config.runRetentionDays + 1) * DAY, oldIds[0], oldIds[1]).run()
-    await env.DB.prepare('UPDATE runs SET finished_at = ? WHERE id = ?').bind(now - DAY, recentId).run()
+    await env.DB.prepare('UPDATE runs SET finished_at = ? WHERE id IN (?, ?)')
+      .bind(now - (config.runRetentionDays + 1) * DAY, oldIds[0], oldIds[1])
+      .run()
+    await env.DB.prepare('UPDATE runs SET finished_at = ? WHERE id = ?')
+      .bind(now - DAY, recentId)
+      .run()
     // The old scope expired; the recent one is still live.
-    await env.DB.prepare("UPDATE variables SET expires_at = ? WHERE workflow_id = 'old'").bind(now - 1).run()
-    await env.DB.prepare("UPDATE variables SET expires_at = ? WHERE workflow_id = 'recent'").bind(now + DAY).run()
+    await env.DB.prepare("UPDATE variables SET expires_at = ? WHERE workflow_id = 'old'")
+      .bind(now - 1)
+      .run()
+    await env.DB.prepare("UPDATE variables SET expires_at = ? WHERE workflow_id = 'recent'")
+      .bind(now + DAY)
+      .run()
 
     const stats = await purgeStored(env, config, now)
     expect(stats.runs).toBeGreaterThanOrEqual(2)
@@ -96,9 +104,17 @@ describe('retention', () => {
     const ids = Array.from({ length: 2_600 }, (_, i) => `run_backlog${String(i).padStart(6, '0')}`)
     for (let i = 0; i < ids.length; i += 100) {
       await env.DB.batch(
-        ids.slice(i, i + 100).map((id) =>
-          env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, created_at, started_at, finished_at, output) VALUES (?, ?, 'search', 'succeeded', '{}', ?, ?, ?, '[]')").bind(id, accountId, long, long, long),
-        ),
+        ids
+          .slice(i, i + 100)
+          .map((id) =>
+            env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, created_at, started_at, finished_at, output) VALUES (?, ?, 'search', 'succeeded', '{}', ?, ?, ?, '[]')").bind(
+              id,
+              accountId,
+              long,
+              long,
+              long,
+            ),
+          ),
       )
     }
     const count = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM runs WHERE id LIKE 'run_backlog%'").first<number>('n'))!
@@ -124,7 +140,9 @@ describe('rows written before the storage kinds existed', () => {
       ['foreign', JSON.stringify({ $kv: 'blob:var:acc_someone:legacy:big' })],
     ]
     for (const [name, value] of rows) {
-      await env.DB.prepare("INSERT INTO variables (account_id, workflow_id, name, value, updated_at, expires_at) VALUES (?, 'legacy', ?, ?, ?, ?)").bind(accountId, name, value, Date.now(), later).run()
+      await env.DB.prepare("INSERT INTO variables (account_id, workflow_id, name, value, updated_at, expires_at) VALUES (?, 'legacy', ?, ?, ?, ?)")
+        .bind(accountId, name, value, Date.now(), later)
+        .run()
     }
     // The statements of the migration that convert old rows, run again over these rows.
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith('0012'))!

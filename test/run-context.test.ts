@@ -115,12 +115,10 @@ describe('invoke_agent', () => {
     })
     expect(created.status).toBe(201)
     const { rt, statements } = recordingRuntime(env)
-    const outcome = await callAction(
-      rt,
-      { account: { id: owner.accountId, teamIds: [] }, requestId: 'req_loads', workflowId: null, idempotencyKey: null, waitSeconds: 0 },
-      invokeAgentAction,
-      { id: created.body.response.id, input: { topic: 'pricing' } },
-    )
+    const outcome = await callAction(rt, { account: { id: owner.accountId, teamIds: [] }, requestId: 'req_loads', workflowId: null, idempotencyKey: null, waitSeconds: 0 }, invokeAgentAction, {
+      id: created.body.response.id,
+      input: { topic: 'pricing' },
+    })
     expect(outcome.kind).toBe('done')
     expect(statements.filter((sql) => /FROM agents a WHERE \(a\.id = \? OR a\.slug = \?\)/.test(sql))).toHaveLength(1)
   })

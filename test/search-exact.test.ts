@@ -46,7 +46,13 @@ beforeAll(async () => {
   for (let i = 0; i < AGENTS; i++) {
     const r = rand()
     const [visibility, owner, team] =
-      r < 0.05 ? ['private', viewer.accountId, null] : r < 0.1 ? ['private', other.accountId, null] : r < 0.15 ? ['team', other.accountId, i % 2 ? teamId : otherTeam] : ['public', other.accountId, null]
+      r < 0.05
+        ? ['private', viewer.accountId, null]
+        : r < 0.1
+          ? ['private', other.accountId, null]
+          : r < 0.15
+            ? ['team', other.accountId, i % 2 ? teamId : otherTeam]
+            : ['public', other.accountId, null]
     // Few distinct execution counts, so popularity ties as well as relevance.
     const executions = [0, 0, 5, 40, 300, 2000][Math.floor(rand() * 6)]
     rows.push(insert.bind(`exact${i}`, words(1 + Math.floor(rand() * 3)), words(4 + Math.floor(rand() * 10)), visibility, owner, team, executions, rand() < 0.3 ? words(2) : ''))
@@ -90,7 +96,12 @@ describe('exact search pages', () => {
     for (const query of queries) {
       const terms = [...new Set(query.split(' '))]
       const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
-      for (const [limit, page] of [[10, 0], [7, 3], [1, 0], [100, 1]]) {
+      for (const [limit, page] of [
+        [10, 0],
+        [7, 3],
+        [1, 0],
+        [100, 1],
+      ]) {
         expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
       }
       // A word the index does not know adds nothing (the search ranks before it knows that, then checks).
@@ -137,7 +148,9 @@ describe('exact search pages', () => {
     // Public pages are ranked from executions each isolate keeps by rowid, brought up to date from
     // the change log: an agent made private must drop out at once, a popular one move up.
     const query = VOCAB.slice(0, 3).join(' ')
-    const match = VOCAB.slice(0, 3).map((t) => `"${t}"`).join(' OR ')
+    const match = VOCAB.slice(0, 3)
+      .map((t) => `"${t}"`)
+      .join(' OR ')
     const before = await searchIds(query, 'public', 10, 0)
     expect(before).toEqual((await bruteForce(match, 'public')).slice(0, 10))
     await env.DB.prepare(`UPDATE agents SET visibility = 'private' WHERE id = ?`).bind(before[0]).run()
@@ -152,7 +165,9 @@ describe('exact search pages', () => {
 
   it('stay exact when more agents changed than the change log keeps', async () => {
     const query = VOCAB.slice(3, 6).join(' ')
-    const match = VOCAB.slice(3, 6).map((t) => `"${t}"`).join(' OR ')
+    const match = VOCAB.slice(3, 6)
+      .map((t) => `"${t}"`)
+      .join(' OR ')
     await searchIds(query, 'public', 10, 0)
     // Over 10,000 changes: the isolate cannot catch up from the log and reads every public agent again.
     const rowids = await env.DB.prepare(`SELECT rowid FROM agents WHERE visibility = 'public' ORDER BY rowid`).all<{ rowid: number }>()
@@ -162,7 +177,10 @@ describe('exact search pages', () => {
     await env.DB.prepare(`UPDATE agents SET visibility = 'team' WHERE rowid = ?`).bind(rowids.results[0].rowid).run()
     const { n } = (await env.DB.prepare('SELECT count(*) AS n FROM agent_changes').first<{ n: number }>())!
     expect(n).toBe(10_000)
-    for (const [limit, page] of [[10, 0], [25, 2]]) {
+    for (const [limit, page] of [
+      [10, 0],
+      [25, 2],
+    ]) {
       const expected = await bruteForce(match, 'public')
       expect(await searchIds(query, 'public', limit, page)).toEqual(expected.slice(page * limit, page * limit + limit))
     }

@@ -17,7 +17,11 @@ describe('search ranking', () => {
   it('puts agents named for the query first', async () => {
     const res = await action('search', { query: 'youtube transcript', limit: 5 }, token)
     expect(res.status).toBe(200)
-    expect(names(res.body).slice(0, 3).every((n) => /youtube|transcript/i.test(n))).toBe(true)
+    expect(
+      names(res.body)
+        .slice(0, 3)
+        .every((n) => /youtube|transcript/i.test(n)),
+    ).toBe(true)
     const s = scores(res.body)
     expect([...s].sort((a, b) => b - a)).toEqual(s)
     expect(s.every((x) => x >= 0 && x <= 1)).toBe(true)
@@ -183,7 +187,20 @@ describe('descriptors', () => {
       expect(f.description).toBe(`Invoke agent "${f.metadata.name}": ${f.metadata.description}`)
       // The spec's fields in the spec's order, then one field of ours: what the agent touches of a caller.
       expect(Object.keys(f.metadata)).toEqual([
-        'id', 'slug', 'icon', 'name', 'description', 'status', 'type', 'executions', 'reviews_count', 'reviews_score', 'created_at', 'updated_at', 'score', 'access',
+        'id',
+        'slug',
+        'icon',
+        'name',
+        'description',
+        'status',
+        'type',
+        'executions',
+        'reviews_count',
+        'reviews_score',
+        'created_at',
+        'updated_at',
+        'score',
+        'access',
       ])
       expect(Object.keys(f.metadata.access)).toEqual(['integrations', 'trusted'])
       expect(f.metadata.access.integrations.every((i: string) => ['crm', 'model'].includes(i))).toBe(true)

@@ -124,10 +124,7 @@ export async function scanStorage(): Promise<ScanReport> {
   const canary = `scan-canary-${crypto.randomUUID()}`
   const all = [...new Set([...known, ...secrets]), canary]
   await env.CACHE.put('scan-canary', canary)
-  await env.DB.batch([
-    env.DB.prepare('CREATE TABLE IF NOT EXISTS scan_canary (value TEXT NOT NULL)'),
-    env.DB.prepare('INSERT INTO scan_canary (value) VALUES (?)').bind(canary),
-  ])
+  await env.DB.batch([env.DB.prepare('CREATE TABLE IF NOT EXISTS scan_canary (value TEXT NOT NULL)'), env.DB.prepare('INSERT INTO scan_canary (value) VALUES (?)').bind(canary)])
   const search = await searchStorage(all, (s) => (s === canary ? 'canary' : `${s.slice(0, 6)}...`))
   await env.CACHE.delete('scan-canary')
   await env.DB.prepare('DROP TABLE scan_canary').run()

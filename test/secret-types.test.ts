@@ -25,7 +25,9 @@ function watchQueue(): Seen {
   const send = env.JOBS.send.bind(env.JOBS)
   vi.spyOn(env.JOBS, 'send').mockImplementation(async (body, opts) => {
     seen.messages.push(JSON.stringify(body))
-    const row = await env.DB.prepare('SELECT job_input, job_input_kind FROM runs WHERE id = ?').bind((body as { runId: string }).runId).first<{ job_input: string | null; job_input_kind: string }>()
+    const row = await env.DB.prepare('SELECT job_input, job_input_kind FROM runs WHERE id = ?')
+      .bind((body as { runId: string }).runId)
+      .first<{ job_input: string | null; job_input_kind: string }>()
     if (row) seen.jobInputs.push({ kind: row.job_input_kind, text: row.job_input })
     return send(body, opts)
   })
@@ -110,7 +112,10 @@ describe('secrets by type', () => {
       expect(res.status, password).toBe(400)
       expect(res.body.details.map((d: Json) => d.path)).toContain('/workflow/steps/1/input/password')
     }
-    const bad = await request('POST', '/v1/agents', { token, body: { ...poster('n'), parameters: { type: 'object', properties: { handle: { type: 'string' }, n: { type: 'integer', format: 'password' } } } } })
+    const bad = await request('POST', '/v1/agents', {
+      token,
+      body: { ...poster('n'), parameters: { type: 'object', properties: { handle: { type: 'string' }, n: { type: 'integer', format: 'password' } } } },
+    })
     expect(bad.status).toBe(400)
   })
 

@@ -11,13 +11,41 @@ import { TEST_DNS } from './fake-dns'
  * special-purpose registries (RFC 6890 and updates) written out here, apart from the code's table.
  */
 const V4_RANGES = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24',
-  '192.31.196.0/24', '192.52.193.0/24', '192.88.99.0/24', '192.168.0.0/16', '192.175.48.0/24', '198.18.0.0/15', '198.51.100.0/24',
-  '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.31.196.0/24',
+  '192.52.193.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '192.175.48.0/24',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ]
 const V6_RANGES = [
-  '::/128', '::1/128', '::ffff:0:0/96', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32', '2002::/16',
-  '2620:4f:8000::/48', '3fff::/20', '5f00::/16', 'fc00::/7', 'fe80::/10', 'ff00::/8',
+  '::/128',
+  '::1/128',
+  '::ffff:0:0/96',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '100::/64',
+  '2001::/23',
+  '2001:db8::/32',
+  '2002::/16',
+  '2620:4f:8000::/48',
+  '3fff::/20',
+  '5f00::/16',
+  'fc00::/7',
+  'fe80::/10',
+  'ff00::/8',
 ]
 
 const v4Parse = (s: string) => s.split('.').reduce((n, p) => n * 256 + Number(p), 0)
@@ -31,11 +59,12 @@ function v6Parse(s: string): bigint {
 }
 const groupsOf = (n: bigint) => Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(112 - 16 * i)) & 0xffffn))
 
-const inV4 = (n: number) => V4_RANGES.some((r) => {
-  const [base, bits] = r.split('/')
-  const size = 2 ** (32 - Number(bits))
-  return n >= v4Parse(base) && n < v4Parse(base) + size
-})
+const inV4 = (n: number) =>
+  V4_RANGES.some((r) => {
+    const [base, bits] = r.split('/')
+    const size = 2 ** (32 - Number(bits))
+    return n >= v4Parse(base) && n < v4Parse(base) + size
+  })
 const inV6 = (n: bigint) =>
   n >> 125n !== 1n ||
   V6_RANGES.some((r) => {
@@ -65,8 +94,14 @@ const v4UrlForm = (n: number) =>
     v4Text(n),
     String(n),
     `0x${n.toString(16)}`,
-    v4Text(n).split('.').map((p) => `0${Number(p).toString(8)}`).join('.'),
-    v4Text(n).split('.').map((p) => `0x${Number(p).toString(16)}`).join('.'),
+    v4Text(n)
+      .split('.')
+      .map((p) => `0${Number(p).toString(8)}`)
+      .join('.'),
+    v4Text(n)
+      .split('.')
+      .map((p) => `0x${Number(p).toString(16)}`)
+      .join('.'),
     `${n >>> 24}.${(n >>> 16) & 255}.${n & 0xffff}`,
     `${n >>> 24}.${n & 0xffffff}`,
   )
@@ -75,7 +110,7 @@ const v4UrlForm = (n: number) =>
 function compress(hex: string[]): string {
   let best = -1
   let bestLen = 1
-  for (let i = 0; i < hex.length; ) {
+  for (let i = 0; i < hex.length;) {
     let j = i
     while (j < hex.length && hex[j] === '0') j++
     if (j - i > bestLen) [best, bestLen] = [i, j - i]
@@ -126,26 +161,35 @@ function resolvingTo(type: 'A' | 'AAAA', data: string, requested: string[]) {
 describe('SSRF by address class', () => {
   it('refuses every special-purpose IPv4 address in every form a URL accepts', () => {
     fc.assert(
-      fc.property(specialV4.chain((n) => v4UrlForm(n).map((form) => [n, form] as const)), ([, form]) => {
-        checked++
-        expect(() => assertPublicUrl(`http://${form}/x`, false)).toThrow(UnsafeUrlError)
-      }),
+      fc.property(
+        specialV4.chain((n) => v4UrlForm(n).map((form) => [n, form] as const)),
+        ([, form]) => {
+          checked++
+          expect(() => assertPublicUrl(`http://${form}/x`, false)).toThrow(UnsafeUrlError)
+        },
+      ),
       { numRuns: 400 },
     )
   })
 
   it('refuses every special-purpose IPv6 address (and all outside 2000::/3) in every textual form', () => {
     fc.assert(
-      fc.property(specialV6.chain((n) => v6Form(n)), (form) => {
-        checked++
-        expect(() => assertPublicUrl(`http://[${form}]/x`, false)).toThrow(UnsafeUrlError)
-      }),
+      fc.property(
+        specialV6.chain((n) => v6Form(n)),
+        (form) => {
+          checked++
+          expect(() => assertPublicUrl(`http://[${form}]/x`, false)).toThrow(UnsafeUrlError)
+        },
+      ),
       { numRuns: 400 },
     )
   })
 
   it('refuses a name whose A or AAAA answer is special-purpose, in any form the resolver writes it, sending nothing', async () => {
-    const answers = fc.oneof(specialV4.map((n) => ['A', v4Text(n)] as const), specialV6.chain((n) => v6Form(n).map((f) => ['AAAA', f] as const)))
+    const answers = fc.oneof(
+      specialV4.map((n) => ['A', v4Text(n)] as const),
+      specialV6.chain((n) => v6Form(n).map((f) => ['AAAA', f] as const)),
+    )
     await fc.assert(
       fc.asyncProperty(answers, async ([type, data]) => {
         checked++
@@ -159,7 +203,10 @@ describe('SSRF by address class', () => {
   })
 
   it('lets public addresses through, literal or resolved (the check is not a blanket refusal)', async () => {
-    const answers = fc.oneof(publicV4.map((n) => ['A', v4Text(n)] as const), publicV6.chain((n) => v6Form(n).map((f) => ['AAAA', f] as const)))
+    const answers = fc.oneof(
+      publicV4.map((n) => ['A', v4Text(n)] as const),
+      publicV6.chain((n) => v6Form(n).map((f) => ['AAAA', f] as const)),
+    )
     await fc.assert(
       fc.asyncProperty(answers, async ([type, data]) => {
         checked++

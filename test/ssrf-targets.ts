@@ -71,4 +71,3 @@ export const HOSTILE_URLS = [
   'http://[fec0::1]/',
   ...Object.keys(PRIVATE_NAMES).map((name) => `https://${name}/`),
 ]
-

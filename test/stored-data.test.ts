@@ -37,7 +37,13 @@ function objectOf(entries: [string, unknown][]): Record<string, unknown> {
   return out
 }
 
-const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)), text)
+const scalar = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+  text,
+)
 
 /** Any JSON value, with pointer-shaped objects (`{"$kv": ...}`, `{"$ref": ...}`) and "__proto__" keys mixed in. */
 function jsonValue(pointerKeys: string[]) {
@@ -48,13 +54,7 @@ function jsonValue(pointerKeys: string[]) {
     fc.constant(objectOf([['__proto__', { polluted: true }]])),
   )
   return fc.letrec((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      scalar,
-      pointer,
-      fc.array(tie('value'), { maxLength: 4 }),
-      fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(objectOf),
-    ),
+    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, pointer, fc.array(tie('value'), { maxLength: 4 }), fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(objectOf)),
   })).value
 }
 
@@ -89,7 +89,7 @@ function check(path: string, sent: unknown, got: unknown): void {
 }
 
 describe('stored values are data, never pointers', () => {
-  it("does not follow a stored {\"$kv\": key} to another account's large variable or run output", async () => {
+  it('does not follow a stored {"$kv": key} to another account\'s large variable or run output', async () => {
     const victim = await newCaller('victim')
     const secret = { private: 'victim-only '.repeat(50_000) }
     expect((await action('store_variable', { name: 'big', value: secret }, victim.token, wf('vault'))).status).toBe(200)
@@ -168,12 +168,27 @@ describe('stored values are data, never pointers', () => {
         const runId = `run_meta${++n}${crypto.randomUUID().slice(0, 8)}`
         stats.values++
         await insertRun(env.DB, {
-          id: runId, account_id: accountId, action: 'store_variable', state: 'running', parent_run_id: null, workflow_id: null,
-          output_variable_name: null, input: '{}', input_kind: 'inline', job_input: null, job_input_kind: 'inline', callback_url: null,
-          created_at: Date.now(), started_at: Date.now(),
+          id: runId,
+          account_id: accountId,
+          action: 'store_variable',
+          state: 'running',
+          parent_run_id: null,
+          workflow_id: null,
+          output_variable_name: null,
+          input: '{}',
+          input_kind: 'inline',
+          job_input: null,
+          job_input_kind: 'inline',
+          callback_url: null,
+          created_at: Date.now(),
+          started_at: Date.now(),
         })
         const echo: AnyAction = {
-          name: 'store_variable', summary: 'echo', input: z.strictObject({}), hints: {}, mode: 'inline',
+          name: 'store_variable',
+          summary: 'echo',
+          input: z.strictObject({}),
+          hints: {},
+          mode: 'inline',
           present: (o: { response: unknown; metadata: unknown }) => o,
           run: async () => ({ response, metadata: meta }),
         }
@@ -215,7 +230,8 @@ describe('stored values are data, never pointers', () => {
 
   it('gives back built-in CRM property values, whatever their names and texts', async () => {
     const { token } = await newCaller('crm')
-    const propertyName = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'valueOf', '_kv', 'note'), fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/))
+    const propertyName = fc
+      .oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'valueOf', '_kv', 'note'), fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/))
       .filter((k) => !k.startsWith('hs_') && !['createdate', 'lastmodifieddate', 'email'].includes(k))
     let n = 0
     await fc.assert(

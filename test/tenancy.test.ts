@@ -42,7 +42,12 @@ describe('tenancy', () => {
     const redAgent = (await request('POST', '/v1/agents', { token: C.token, body: agentBody('C red team', 'team', red) })).body.response.id
 
     for (const [who, id, visible] of [
-      [B, priv, false], [C, priv, false], [B, team, true], [C, team, false], [A, redAgent, false], [B, redAgent, false],
+      [B, priv, false],
+      [C, priv, false],
+      [B, team, true],
+      [C, team, false],
+      [A, redAgent, false],
+      [B, redAgent, false],
     ] as [Caller, string, boolean][]) {
       const read = await request('GET', `/v1/agents/${id}`, { token: who.token })
       check((read.status === 200) === visible, `GET agent ${id} by ${who.accountId}: ${read.status}`)
@@ -124,7 +129,10 @@ describe('tenancy', () => {
       const crm = await request('GET', '/v1/integrations/crm', { token: other.token })
       check(crm.body.response?.provider === 'builtin', 'CRM connection shared')
       const toks = await request('GET', '/v1/tokens', { token: other.token })
-      check((toks.body.response as Json[]).every((t) => t.account_id === other.accountId), 'tokens of another account listed')
+      check(
+        (toks.body.response as Json[]).every((t) => t.account_id === other.accountId),
+        'tokens of another account listed',
+      )
       const mine = (await request('GET', '/v1/tokens', { token: A.token })).body.response[0].id
       check((await request('DELETE', `/v1/tokens/${mine}`, { token: other.token })).status === 404, 'token of A revocable by another account')
     }

@@ -48,7 +48,9 @@ async function insertAgents(n: number, prefix: string): Promise<void> {
     `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
      VALUES (?, NULL, '/icons/agent.svg', ?, ?, 'public', ?, NULL, 'studio', 0, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', '', 0, 0)`,
   )
-  const rows = Array.from({ length: n }, (_, i) => insert.bind(`${prefix}${i}`, `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, `${WORDS[(i * 3) % WORDS.length]} agent number ${i}`, owner))
+  const rows = Array.from({ length: n }, (_, i) =>
+    insert.bind(`${prefix}${i}`, `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, `${WORDS[(i * 3) % WORDS.length]} agent number ${i}`, owner),
+  )
   for (let i = 0; i < rows.length; i += 100) await env.DB.batch(rows.slice(i, i + 100))
 }
 
@@ -83,12 +85,21 @@ describe('agent vectors in Vectorize', () => {
 
   it('writes at most 1,000 vectors per call', async () => {
     const big = new FakeVectorize(DIMS)
-    await upsertAgentVectors(big, EMBEDDER_ID, Array.from({ length: 2500 }, (_, i) => ({ rowid: i + 1, vec: hashed(`agent ${i}`) })))
+    await upsertAgentVectors(
+      big,
+      EMBEDDER_ID,
+      Array.from({ length: 2500 }, (_, i) => ({ rowid: i + 1, vec: hashed(`agent ${i}`) })),
+    )
     expect(big.calls.map((c) => c.size)).toEqual([1000, 1000, 500])
   })
 
   it('scores the nearest agents from D1 codes, and names the ones D1 no longer has as stale', async () => {
-    const { results } = await env.DB.prepare("SELECT rowid, name, description, param_text FROM agents WHERE name LIKE 'video%' ORDER BY rowid LIMIT 2").all<{ rowid: number; name: string; description: string; param_text: string }>()
+    const { results } = await env.DB.prepare("SELECT rowid, name, description, param_text FROM agents WHERE name LIKE 'video%' ORDER BY rowid LIMIT 2").all<{
+      rowid: number
+      name: string
+      description: string
+      param_text: string
+    }>()
     const gone = results[0].rowid
     // The deleted agent's own text: Vectorize still holds its vector, nearest of all.
     const q = hashed(agentText(results[0]))
@@ -101,7 +112,18 @@ describe('agent vectors in Vectorize', () => {
     const byRow = new Map(codes.map((c) => [c.agent_rowid, new Int8Array(c.vec)]))
     for (const n of nearest) expect(n.cos).toBe(indexCosine(q, byRow.get(n.rowid)!))
     for (let i = 1; i < nearest.length; i++) expect(nearest[i - 1].cos).toBeGreaterThanOrEqual(nearest[i].cos)
-    expect(remote.cosineOf(q, results[1].rowid)).toBe(indexCosine(q, quantize(hashed(agentText((await env.DB.prepare('SELECT name, description, param_text FROM agents WHERE rowid = ?').bind(results[1].rowid).first<{ name: string; description: string; param_text: string }>())!)))))
+    expect(remote.cosineOf(q, results[1].rowid)).toBe(
+      indexCosine(
+        q,
+        quantize(
+          hashed(
+            agentText(
+              (await env.DB.prepare('SELECT name, description, param_text FROM agents WHERE rowid = ?').bind(results[1].rowid).first<{ name: string; description: string; param_text: string }>())!,
+            ),
+          ),
+        ),
+      ),
+    )
   })
 
   it('asks for at most 100 nearest agents, however many a caller wants', async () => {
@@ -201,9 +223,16 @@ describe('hybrid search served by Vectorize', () => {
   it('equals ranking every candidate with the fused formula, Vectorize choosing the nearest', async () => {
     for (const query of ['video transcript', 'invoice', 'crm lead support', 'seo audit social post']) {
       const expected = await bruteForce(query)
-      for (const [limit, page] of [[10, 0], [5, 1], [100, 0]]) {
+      for (const [limit, page] of [
+        [10, 0],
+        [5, 1],
+        [100, 0],
+      ]) {
         const hits = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query, filter: 'public', limit, page, embedder, vectorize: vz })
-        expect(hits.map((h) => ({ id: h.id, score: h.score })), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, (page + 1) * limit))
+        expect(
+          hits.map((h) => ({ id: h.id, score: h.score })),
+          `${query} ${limit}/${page}`,
+        ).toEqual(expected.slice(page * limit, (page + 1) * limit))
       }
     }
   })
@@ -212,7 +241,16 @@ describe('hybrid search served by Vectorize', () => {
     const errors: unknown[] = []
     vz.failWith = new Error('Vectorize unreachable')
     try {
-      const hits = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query: 'invoice ledger', filter: 'public', limit: 10, page: 0, embedder, vectorize: vz, onEmbedError: (e) => errors.push(e) })
+      const hits = await searchCatalog(env.DB, {
+        viewer: { accountId: viewer, teamIds: [] },
+        query: 'invoice ledger',
+        filter: 'public',
+        limit: 10,
+        page: 0,
+        embedder,
+        vectorize: vz,
+        onEmbedError: (e) => errors.push(e),
+      })
       const lexical = await searchCatalog(env.DB, { viewer: { accountId: viewer, teamIds: [] }, query: 'invoice ledger', filter: 'public', limit: 10, page: 0 })
       expect(hits.map((h) => h.id)).toEqual(lexical.map((h) => h.id))
       expect(errors.map(String)).toEqual(['Error: Vectorize unreachable'])

@@ -49,15 +49,11 @@ export function callerOf(c: Context<AppEnv>): Caller {
   const p = c.get('principal')
   const workflowId = c.req.header('workflow-id') ?? null
   if (workflowId !== null && !WORKFLOW_ID.test(workflowId)) {
-    throw new ApiError('VALIDATION_FAILED', 'Workflow-Id header must be 1-128 characters of letters, digits, ".", "_", ":" or "-"', [
-      { path: 'header:Workflow-Id', message: 'Invalid format' },
-    ])
+    throw new ApiError('VALIDATION_FAILED', 'Workflow-Id header must be 1-128 characters of letters, digits, ".", "_", ":" or "-"', [{ path: 'header:Workflow-Id', message: 'Invalid format' }])
   }
   const idempotencyKey = c.req.header('idempotency-key') ?? null
   if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key header must be 1-255 visible ASCII characters', [
-      { path: 'header:Idempotency-Key', message: 'Invalid format' },
-    ])
+    throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key header must be 1-255 visible ASCII characters', [{ path: 'header:Idempotency-Key', message: 'Invalid format' }])
   }
   return {
     account: { id: p.accountId, teamIds: p.teamIds, catalogVersion: p.catalogVersion },

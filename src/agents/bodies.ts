@@ -52,8 +52,14 @@ export function checkWorkflow(workflow: Workflow, parameters: Parameters, ctx: z
   checkSecretSlots(workflow, ctx, at, getAction)
 }
 
-const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters and digits joined by single hyphens').max(80)
-const icon = z.string().max(300).regex(/^(\/[\w.\-/]*|https:\/\/\S+)$/, 'a relative path starting with "/" or an https URL')
+const slug = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters and digits joined by single hyphens')
+  .max(80)
+const icon = z
+  .string()
+  .max(300)
+  .regex(/^(\/[\w.\-/]*|https:\/\/\S+)$/, 'a relative path starting with "/" or an https URL')
 
 const agentFields = {
   slug: slug.nullable().optional().describe('Unique human-readable alias'),

@@ -41,8 +41,17 @@ async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches:
     const vectors = await embedder.embed(pending.map(agentText))
     // Vectorize first: an agent whose D1 vector is saved is not embedded again, so a failed upsert
     // must leave it pending (the run fails and the next one tries again).
-    if (env.VECTORIZE) await upsertAgentVectors(env.VECTORIZE, embedder.id, pending.map((a, i) => ({ rowid: a.rowid, vec: vectors[i] })))
-    await saveVectors(env.DB, embedder.id, pending.map((agent, i) => ({ agent, vec: quantize(vectors[i]) })))
+    if (env.VECTORIZE)
+      await upsertAgentVectors(
+        env.VECTORIZE,
+        embedder.id,
+        pending.map((a, i) => ({ rowid: a.rowid, vec: vectors[i] })),
+      )
+    await saveVectors(
+      env.DB,
+      embedder.id,
+      pending.map((agent, i) => ({ agent, vec: quantize(vectors[i]) })),
+    )
     embedded += pending.length
   }
   const progress = await embeddingProgress(env.DB, embedder.id)

@@ -75,9 +75,7 @@ export function agentAnnotations(a: Pick<AgentRow, 'name' | 'workflow'>, actions
  */
 export function agentInputSchema(a: Pick<AgentRow, 'parameters'>): JsonSchema & { type: 'object' } {
   const p = JSON.parse(a.parameters) as Parameters
-  const properties = Object.fromEntries(
-    Object.entries(p.properties).map(([name, x]) => [name, x.default === undefined ? { ...x } : { ...x, default: convertParam(x.type, x.default) }]),
-  )
+  const properties = Object.fromEntries(Object.entries(p.properties).map(([name, x]) => [name, x.default === undefined ? { ...x } : { ...x, default: convertParam(x.type, x.default) }]))
   return { type: 'object', properties, required: p.required, additionalProperties: false }
 }
 
@@ -116,9 +114,13 @@ export function formatAgent(a: AgentRow, score: number, format: ToolFormat | und
   if (format === undefined) return d
   const input = agentInputSchema(a)
   switch (format) {
-    case 'openai': return toOpenAi(d, input)
-    case 'openai_responses': return toOpenAiResponses(d, input)
-    case 'anthropic': return toAnthropic(d, input)
-    case 'mcp': return toMcp(d, input, agentAnnotations(a, actions))
+    case 'openai':
+      return toOpenAi(d, input)
+    case 'openai_responses':
+      return toOpenAiResponses(d, input)
+    case 'anthropic':
+      return toAnthropic(d, input)
+    case 'mcp':
+      return toMcp(d, input, agentAnnotations(a, actions))
   }
 }

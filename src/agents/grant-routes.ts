@@ -36,32 +36,65 @@ const agentParam = { agent: { description: 'Agent id or slug' } }
 export function grantRoutes() {
   const app = new Router('Agents')
 
-  app.get('/', { operationId: 'listGrants', summary: 'Agents of other accounts you allowed to use your integrations', response: { description: 'Grants', schema: { type: 'array', items: schemaRef('Grant') } } }, async (c) => {
-    const rows = await listGrants(c.env.DB, c.get('principal').accountId)
-    return c.json(ok(rows.map(presentGrant)))
-  })
+  app.get(
+    '/',
+    { operationId: 'listGrants', summary: 'Agents of other accounts you allowed to use your integrations', response: { description: 'Grants', schema: { type: 'array', items: schemaRef('Grant') } } },
+    async (c) => {
+      const rows = await listGrants(c.env.DB, c.get('principal').accountId)
+      return c.json(ok(rows.map(presentGrant)))
+    },
+  )
 
-  app.put('/:agent', { operationId: 'grantAgent', summary: "Allow another account's agent to use your integrations (until revoked or its workflow changes)", params: agentParam, body: { schema: GrantBody, required: false, examples: [{ integrations: ['crm'] }] }, response: { description: 'The grant, with what the agent declares', schema: { allOf: [schemaRef('Grant'), { type: 'object', required: ['declared', 'trusted'], properties: { declared: { type: 'array', items: { enum: [...INTEGRATIONS] } }, trusted: { type: 'boolean' } } }] } }, errors: [404] }, async (c) => {
-    const p = c.get('principal')
-    const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : await readValidBody(c, GrantBody)
-    const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
-    if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('agent').slice(0, 64)}" not found`, [{ path: '/agent', message: 'No agent with this id that you can see' }])
-    if (agent.owner_account_id === p.accountId) {
-      throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
-    }
-    const declared = agentIntegrations(agent.workflow, getAction)
-    const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
-    const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now())
-    return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
-  })
+  app.put(
+    '/:agent',
+    {
+      operationId: 'grantAgent',
+      summary: "Allow another account's agent to use your integrations (until revoked or its workflow changes)",
+      params: agentParam,
+      body: { schema: GrantBody, required: false, examples: [{ integrations: ['crm'] }] },
+      response: {
+        description: 'The grant, with what the agent declares',
+        schema: {
+          allOf: [
+            schemaRef('Grant'),
+            { type: 'object', required: ['declared', 'trusted'], properties: { declared: { type: 'array', items: { enum: [...INTEGRATIONS] } }, trusted: { type: 'boolean' } } },
+          ],
+        },
+      },
+      errors: [404],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : await readValidBody(c, GrantBody)
+      const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
+      if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('agent').slice(0, 64)}" not found`, [{ path: '/agent', message: 'No agent with this id that you can see' }])
+      if (agent.owner_account_id === p.accountId) {
+        throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
+      }
+      const declared = agentIntegrations(agent.workflow, getAction)
+      const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
+      const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now())
+      return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
+    },
+  )
 
-  app.delete('/:agent', { operationId: 'revokeAgentGrant', summary: 'Revoke a grant', params: agentParam, response: { description: 'Revoked', schema: z.object({ agent_id: z.string(), revoked: z.literal(true) }) }, errors: [404] }, async (c) => {
-    const p = c.get('principal')
-    const ref = c.req.param('agent')
-    // A grant outlives the agent's visibility: revoking goes by id when the slug no longer resolves.
-    const agentId = (await getVisibleAgent(c.env.DB, p, ref))?.id ?? ref
-    if (!(await deleteGrant(c.env.DB, p.accountId, agentId))) throw new ApiError('NOT_FOUND', `You have no grant for agent "${ref.slice(0, 64)}"`)
-    return c.json(ok({ agent_id: agentId, revoked: true }))
-  })
+  app.delete(
+    '/:agent',
+    {
+      operationId: 'revokeAgentGrant',
+      summary: 'Revoke a grant',
+      params: agentParam,
+      response: { description: 'Revoked', schema: z.object({ agent_id: z.string(), revoked: z.literal(true) }) },
+      errors: [404],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const ref = c.req.param('agent')
+      // A grant outlives the agent's visibility: revoking goes by id when the slug no longer resolves.
+      const agentId = (await getVisibleAgent(c.env.DB, p, ref))?.id ?? ref
+      if (!(await deleteGrant(c.env.DB, p.accountId, agentId))) throw new ApiError('NOT_FOUND', `You have no grant for agent "${ref.slice(0, 64)}"`)
+      return c.json(ok({ agent_id: agentId, revoked: true }))
+    },
+  )
   return app
 }

@@ -56,7 +56,14 @@ export function validateAgentParams(parameters: Parameters, input: Record<string
     else out[name] = value
   }
   if (details.length) {
-    throw new ApiError('VALIDATION_FAILED', `Invalid agent parameters: ${details.map((d) => d.message).slice(0, 5).join('; ')}`, details)
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      `Invalid agent parameters: ${details
+        .map((d) => d.message)
+        .slice(0, 5)
+        .join('; ')}`,
+      details,
+    )
   }
   return out
 }

@@ -17,7 +17,11 @@ const MAX_TERM_LENGTH = 48
 
 /** Lowercased word tokens of the query, as the unicode61 tokenizer would split them. */
 export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []
+  const words =
+    query
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
   const trimmed = words.map((w) => w.slice(0, MAX_TERM_LENGTH))
   const content = trimmed.filter((w) => !STOPWORDS.has(w))
   const terms = content.length > 0 ? content : trimmed

@@ -58,7 +58,7 @@ export function missingLists(db: D1Database, q: QueryPhrases): MissingLists | nu
   const phrases = q.exprs.filter((e) => !q.lists.has(e))
   const lastExpr = q.exprs[q.exprs.length - 1]
   // The prefix is needed unless the last term is known to match as a word.
-  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !(q.lists.get(lastExpr)?.rowids.length)
+  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length
   if (phrases.length === 0 && !wantPrefix) return null
   const fallback = wantPrefix ? q.prefix! : null
   return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null) }

@@ -2,7 +2,23 @@ import { z } from 'zod'
 import { getAction } from '../actions/registry'
 import type { Env } from '../env'
 import type { Principal } from '../http/types'
-import { countOwnAgents, deleteAgent, deleteReview, getVisibleAgent, insertAgent, insertAgents, listOwnAgents, ownSlugs, putReview, slugTaken, updateAgent, type AgentPatch, type AgentRow, type NewAgent, type Viewer } from '../db/agents'
+import {
+  countOwnAgents,
+  deleteAgent,
+  deleteReview,
+  getVisibleAgent,
+  insertAgent,
+  insertAgents,
+  listOwnAgents,
+  ownSlugs,
+  putReview,
+  slugTaken,
+  updateAgent,
+  type AgentPatch,
+  type AgentRow,
+  type NewAgent,
+  type Viewer,
+} from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'
 import { Router, schemaRef } from '../http/route-table'
@@ -17,7 +33,11 @@ const ok = (response: unknown, status = 200) => ({ status, response })
 
 const AgentListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50).describe('Page size, 1-100'),
-  cursor: z.string().regex(/^\d{1,20}$/, 'must be the next_cursor of the previous page').optional().describe('next_cursor of the previous page'),
+  cursor: z
+    .string()
+    .regex(/^\d{1,20}$/, 'must be the next_cursor of the previous page')
+    .optional()
+    .describe('next_cursor of the previous page'),
 })
 const agentId = { id: { description: 'Agent id or slug' } }
 const ImportResult = z.object({
@@ -49,7 +69,7 @@ const slugConflict = (slug: string) => new ApiError('CONFLICT', `You already hav
 function assertStillInTeam(p: Viewer, agent: AgentRow): void {
   if (agent.team_id && !p.teamIds.includes(agent.team_id)) {
     throw new ApiError('FORBIDDEN', `This agent belongs to team "${agent.team_id.slice(0, 64)}" and you are not a member of it`, [
-      { path: '/team_id', message: 'Only current members of the agent\'s team may change it' },
+      { path: '/team_id', message: "Only current members of the agent's team may change it" },
     ])
   }
 }
@@ -114,75 +134,112 @@ async function prepareCreate(db: D1Database, p: Principal, body: CreateAgentInpu
 export function agentRoutes() {
   const app = new Router('Agents')
 
-  app.get('/', { operationId: 'listAgents', summary: 'List your own agents', query: AgentListQuery, response: { description: 'Your agents', schema: { type: 'array', items: schemaRef('Agent') }, extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } } } }, async (c) => {
-    const p = c.get('principal')
-    const q = parseOrThrow(AgentListQuery, c.req.query())
-    const limit = q.limit
-    const after = q.cursor === undefined ? 0 : Number(q.cursor)
-    const rows = await listOwnAgents(c.env.DB, p.accountId, limit, after)
-    const next = rows.length === limit ? String(rows[rows.length - 1].rowid) : null
-    return c.json({ status: 200, response: rows.map((a) => presentAgent(a, p.accountId, getAction)), next_cursor: next })
-  })
+  app.get(
+    '/',
+    {
+      operationId: 'listAgents',
+      summary: 'List your own agents',
+      query: AgentListQuery,
+      response: {
+        description: 'Your agents',
+        schema: { type: 'array', items: schemaRef('Agent') },
+        extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } },
+      },
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const q = parseOrThrow(AgentListQuery, c.req.query())
+      const limit = q.limit
+      const after = q.cursor === undefined ? 0 : Number(q.cursor)
+      const rows = await listOwnAgents(c.env.DB, p.accountId, limit, after)
+      const next = rows.length === limit ? String(rows[rows.length - 1].rowid) : null
+      return c.json({ status: 200, response: rows.map((a) => presentAgent(a, p.accountId, getAction)), next_cursor: next })
+    },
+  )
 
-  app.post('/', { operationId: 'createAgent', summary: 'Create an agent', body: { schema: CreateAgentBody, examples: [AGENT_EXAMPLE] }, response: { status: 201, description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 409] }, async (c) => {
-    const p = c.get('principal')
-    const body = await readValidBody(c, CreateAgentBody)
-    await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
-    const row = await prepareCreate(c.env.DB, p, body, Date.now())
-    await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
-    await queueEmbedding(c.env)
-    return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId, getAction), 201), 201)
-  })
+  app.post(
+    '/',
+    {
+      operationId: 'createAgent',
+      summary: 'Create an agent',
+      body: { schema: CreateAgentBody, examples: [AGENT_EXAMPLE] },
+      response: { status: 201, description: 'The agent', schema: schemaRef('Agent') },
+      errors: [403, 409],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const body = await readValidBody(c, CreateAgentBody)
+      await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
+      const row = await prepareCreate(c.env.DB, p, body, Date.now())
+      await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
+      await queueEmbedding(c.env)
+      return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId, getAction), 201), 201)
+    },
+  )
 
-  app.post('/import', { operationId: 'importAgents', summary: 'Create many agents at once, all or nothing', description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`, body: { schema: ImportAgentsBody, examples: [{ agents: [{ ...AGENT_EXAMPLE, slug: 'domain-brief' }] }] }, response: { status: 201, description: 'What was created and what existed', schema: ImportResult }, errors: [403, 409] }, async (c) => {
-    const p = c.get('principal')
-    const body = await readValidBody(c, ImportAgentsBody)
-    const now = Date.now()
-    const details: ErrorDetail[] = []
-    const codes = new Set<ErrorCode>()
-    const slugs = body.agents.map((a) => a.slug).filter((s): s is string => !!s)
-    const own = await ownSlugs(c.env.DB, p.accountId, slugs)
-    const rows: NewAgent[] = []
-    const results: { id: string; slug: string | null; name: string; status: 'created' | 'existing' }[] = []
-    const seen = new Set<string>()
-    for (const [i, agent] of body.agents.entries()) {
-      const at = `/agents/${i}`
-      if (agent.slug && seen.has(agent.slug)) {
-        details.push({ path: `${at}/slug`, message: `"${agent.slug}" is given to an earlier agent of this import` })
-        codes.add('CONFLICT')
-        continue
+  app.post(
+    '/import',
+    {
+      operationId: 'importAgents',
+      summary: 'Create many agents at once, all or nothing',
+      description: `Each agent as createAgent takes it. Every problem is reported (details under /agents/<index>/...) and then nothing is written. An agent whose slug already names one of the caller's agents is left as it is (status "existing"), so a repeated import creates nothing twice. At most ${MAX_IMPORT} agents.`,
+      body: { schema: ImportAgentsBody, examples: [{ agents: [{ ...AGENT_EXAMPLE, slug: 'domain-brief' }] }] },
+      response: { status: 201, description: 'What was created and what existed', schema: ImportResult },
+      errors: [403, 409],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const body = await readValidBody(c, ImportAgentsBody)
+      const now = Date.now()
+      const details: ErrorDetail[] = []
+      const codes = new Set<ErrorCode>()
+      const slugs = body.agents.map((a) => a.slug).filter((s): s is string => !!s)
+      const own = await ownSlugs(c.env.DB, p.accountId, slugs)
+      const rows: NewAgent[] = []
+      const results: { id: string; slug: string | null; name: string; status: 'created' | 'existing' }[] = []
+      const seen = new Set<string>()
+      for (const [i, agent] of body.agents.entries()) {
+        const at = `/agents/${i}`
+        if (agent.slug && seen.has(agent.slug)) {
+          details.push({ path: `${at}/slug`, message: `"${agent.slug}" is given to an earlier agent of this import` })
+          codes.add('CONFLICT')
+          continue
+        }
+        if (agent.slug) seen.add(agent.slug)
+        const existing = agent.slug ? own.get(agent.slug) : undefined
+        // A slug that is already one of the caller's agents makes the import safe to repeat: that agent stays as it is.
+        if (existing) {
+          results.push({ id: existing, slug: agent.slug ?? null, name: agent.name, status: 'existing' })
+          continue
+        }
+        try {
+          const row = await prepareCreate(c.env.DB, p, agent, now)
+          rows.push(row)
+          results.push({ id: row.id, slug: row.slug, name: row.name, status: 'created' })
+        } catch (err) {
+          if (!isApiError(err) || err.code === 'INTERNAL') throw err
+          // The single create's errors, placed at this agent: /slug becomes /agents/3/slug.
+          codes.add(err.code)
+          const found = err.details?.length ? err.details : [{ path: '', message: err.message }]
+          details.push(...found.map((d) => ({ path: `${at}${d.path === '/' ? '' : d.path}`, message: d.message })))
+        }
       }
-      if (agent.slug) seen.add(agent.slug)
-      const existing = agent.slug ? own.get(agent.slug) : undefined
-      // A slug that is already one of the caller's agents makes the import safe to repeat: that agent stays as it is.
-      if (existing) {
-        results.push({ id: existing, slug: agent.slug ?? null, name: agent.name, status: 'existing' })
-        continue
+      if (details.length) {
+        // One kind of failure keeps its status (409 for taken slugs, 403 for a foreign team); mixed ones are a 400.
+        const code = codes.size === 1 ? [...codes][0] : 'VALIDATION_FAILED'
+        throw new ApiError(code, `Nothing was imported: ${summarize(details).replace(/^Invalid request: /, '')}`, details)
       }
-      try {
-        const row = await prepareCreate(c.env.DB, p, agent, now)
-        rows.push(row)
-        results.push({ id: row.id, slug: row.slug, name: row.name, status: 'created' })
-      } catch (err) {
-        if (!isApiError(err) || err.code === 'INTERNAL') throw err
-        // The single create's errors, placed at this agent: /slug becomes /agents/3/slug.
-        codes.add(err.code)
-        const found = err.details?.length ? err.details : [{ path: '', message: err.message }]
-        details.push(...found.map((d) => ({ path: `${at}${d.path === '/' ? '' : d.path}`, message: d.message })))
-      }
-    }
-    if (details.length) {
-      // One kind of failure keeps its status (409 for taken slugs, 403 for a foreign team); mixed ones are a 400.
-      const code = codes.size === 1 ? [...codes][0] : 'VALIDATION_FAILED'
-      throw new ApiError(code, `Nothing was imported: ${summarize(details).replace(/^Invalid request: /, '')}`, details)
-    }
-    await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, rows.length)
-    const raced = new ApiError('CONFLICT', 'Nothing was imported: another request saved an agent with one of these slugs meanwhile; send the import again (agents whose slug you already use are kept as they are)')
-    await saving(raced, () => insertAgents(c.env.DB, rows))
-    if (rows.length) await queueEmbedding(c.env)
-    const created = results.filter((r) => r.status === 'created').length
-    return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)
-  })
+      await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, rows.length)
+      const raced = new ApiError(
+        'CONFLICT',
+        'Nothing was imported: another request saved an agent with one of these slugs meanwhile; send the import again (agents whose slug you already use are kept as they are)',
+      )
+      await saving(raced, () => insertAgents(c.env.DB, rows))
+      if (rows.length) await queueEmbedding(c.env)
+      const created = results.filter((r) => r.status === 'created').length
+      return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)
+    },
+  )
 
   app.get('/:id', { operationId: 'getAgent', summary: 'Read an agent you can see', params: agentId, response: { description: 'The agent', schema: schemaRef('Agent') }, errors: [404] }, async (c) => {
     const p = c.get('principal')
@@ -191,58 +248,100 @@ export function agentRoutes() {
     return c.json(ok(presentAgent(agent, p.accountId, getAction)))
   })
 
-  app.patch('/:id', { operationId: 'updateAgent', summary: 'Change your agent', params: agentId, body: { schema: UpdateAgentBody, examples: [{ description: 'Now with more detail.' }] }, response: { description: 'The agent', schema: schemaRef('Agent') }, errors: [403, 404, 409] }, async (c) => {
-    const p = c.get('principal')
-    const body = await readValidBody(c, UpdateAgentBody)
-    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
-    const parameters = body.parameters ?? (JSON.parse(agent.parameters) as Parameters)
-    const workflow = body.workflow ?? (JSON.parse(agent.workflow) as Workflow)
-    const visibility = body.visibility ?? agent.visibility
-    const teamId = body.team_id === undefined ? agent.team_id : body.team_id
-    parseOrThrow(MergedAgent, { visibility, team_id: teamId, parameters, workflow })
-    assertTeam(p.teamIds, body.team_id)
-    if (body.slug && (await slugTaken(c.env.DB, p.accountId, body.slug, agent.id))) throw slugConflict(body.slug)
-    const patch: AgentPatch = {}
-    if (body.slug !== undefined) patch.slug = body.slug
-    if (body.icon !== undefined) patch.icon = body.icon
-    if (body.name !== undefined) patch.name = body.name
-    if (body.description !== undefined) patch.description = body.description
-    if (body.visibility !== undefined) patch.visibility = body.visibility
-    if (body.team_id !== undefined) patch.team_id = body.team_id
-    if (body.parameters !== undefined || body.workflow !== undefined) {
-      const marked = markSecretParameters(parameters, workflow, getAction)
-      patch.parameters = JSON.stringify(marked)
-      patch.param_text = parameterText(marked)
-    }
-    if (body.workflow !== undefined) patch.workflow = JSON.stringify(body.workflow)
-    await saving(body.slug ? slugConflict(body.slug) : null, () => updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now()))
-    if (patch.name !== undefined || patch.description !== undefined || patch.param_text !== undefined) await queueEmbedding(c.env)
-    const updated = await getVisibleAgent(c.env.DB, p, agent.id)
-    return c.json(ok(presentAgent(updated!, p.accountId, getAction)))
-  })
+  app.patch(
+    '/:id',
+    {
+      operationId: 'updateAgent',
+      summary: 'Change your agent',
+      params: agentId,
+      body: { schema: UpdateAgentBody, examples: [{ description: 'Now with more detail.' }] },
+      response: { description: 'The agent', schema: schemaRef('Agent') },
+      errors: [403, 404, 409],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const body = await readValidBody(c, UpdateAgentBody)
+      const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
+      const parameters = body.parameters ?? (JSON.parse(agent.parameters) as Parameters)
+      const workflow = body.workflow ?? (JSON.parse(agent.workflow) as Workflow)
+      const visibility = body.visibility ?? agent.visibility
+      const teamId = body.team_id === undefined ? agent.team_id : body.team_id
+      parseOrThrow(MergedAgent, { visibility, team_id: teamId, parameters, workflow })
+      assertTeam(p.teamIds, body.team_id)
+      if (body.slug && (await slugTaken(c.env.DB, p.accountId, body.slug, agent.id))) throw slugConflict(body.slug)
+      const patch: AgentPatch = {}
+      if (body.slug !== undefined) patch.slug = body.slug
+      if (body.icon !== undefined) patch.icon = body.icon
+      if (body.name !== undefined) patch.name = body.name
+      if (body.description !== undefined) patch.description = body.description
+      if (body.visibility !== undefined) patch.visibility = body.visibility
+      if (body.team_id !== undefined) patch.team_id = body.team_id
+      if (body.parameters !== undefined || body.workflow !== undefined) {
+        const marked = markSecretParameters(parameters, workflow, getAction)
+        patch.parameters = JSON.stringify(marked)
+        patch.param_text = parameterText(marked)
+      }
+      if (body.workflow !== undefined) patch.workflow = JSON.stringify(body.workflow)
+      await saving(body.slug ? slugConflict(body.slug) : null, () => updateAgent(c.env.DB, p.accountId, agent.id, patch, Date.now()))
+      if (patch.name !== undefined || patch.description !== undefined || patch.param_text !== undefined) await queueEmbedding(c.env)
+      const updated = await getVisibleAgent(c.env.DB, p, agent.id)
+      return c.json(ok(presentAgent(updated!, p.accountId, getAction)))
+    },
+  )
 
-  app.delete('/:id', { operationId: 'deleteAgent', summary: 'Delete your agent', params: agentId, response: { description: 'Deleted', schema: z.object({ id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {
-    const p = c.get('principal')
-    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
-    await deleteAgent(c.env.DB, p.accountId, agent.id)
-    return c.json(ok({ id: agent.id, deleted: true }))
-  })
+  app.delete(
+    '/:id',
+    {
+      operationId: 'deleteAgent',
+      summary: 'Delete your agent',
+      params: agentId,
+      response: { description: 'Deleted', schema: z.object({ id: z.string(), deleted: z.literal(true) }) },
+      errors: [403, 404],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
+      await deleteAgent(c.env.DB, p.accountId, agent.id)
+      return c.json(ok({ id: agent.id, deleted: true }))
+    },
+  )
 
-  app.put('/:id/review', { operationId: 'reviewAgent', summary: 'Rate an agent 1-5 (one review per account)', params: agentId, body: { schema: ReviewBody, examples: [{ rating: 5 }] }, response: { description: 'Your rating and the new score', schema: z.object({ agent_id: z.string(), rating: z.number(), reviews_count: z.number(), reviews_score: z.number() }) }, errors: [403, 404] }, async (c) => {
-    const p = c.get('principal')
-    const body = await readValidBody(c, ReviewBody)
-    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
-    await putReview(c.env.DB, agent.id, p.accountId, body.rating, Date.now())
-    const updated = await getVisibleAgent(c.env.DB, p, agent.id)
-    return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId, getAction).reviews_score }))
-  })
+  app.put(
+    '/:id/review',
+    {
+      operationId: 'reviewAgent',
+      summary: 'Rate an agent 1-5 (one review per account)',
+      params: agentId,
+      body: { schema: ReviewBody, examples: [{ rating: 5 }] },
+      response: { description: 'Your rating and the new score', schema: z.object({ agent_id: z.string(), rating: z.number(), reviews_count: z.number(), reviews_score: z.number() }) },
+      errors: [403, 404],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const body = await readValidBody(c, ReviewBody)
+      const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
+      await putReview(c.env.DB, agent.id, p.accountId, body.rating, Date.now())
+      const updated = await getVisibleAgent(c.env.DB, p, agent.id)
+      return c.json(ok({ agent_id: agent.id, rating: body.rating, reviews_count: updated!.reviews_count, reviews_score: presentAgent(updated!, p.accountId, getAction).reviews_score }))
+    },
+  )
 
-  app.delete('/:id/review', { operationId: 'unreviewAgent', summary: 'Remove your review', params: agentId, response: { description: 'Removed', schema: z.object({ agent_id: z.string(), deleted: z.literal(true) }) }, errors: [403, 404] }, async (c) => {
-    const p = c.get('principal')
-    const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
-    if (!(await deleteReview(c.env.DB, agent.id, p.accountId))) throw new ApiError('NOT_FOUND', 'You have not reviewed this agent')
-    return c.json(ok({ agent_id: agent.id, deleted: true }))
-  })
+  app.delete(
+    '/:id/review',
+    {
+      operationId: 'unreviewAgent',
+      summary: 'Remove your review',
+      params: agentId,
+      response: { description: 'Removed', schema: z.object({ agent_id: z.string(), deleted: z.literal(true) }) },
+      errors: [403, 404],
+    },
+    async (c) => {
+      const p = c.get('principal')
+      const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'reviewer')
+      if (!(await deleteReview(c.env.DB, agent.id, p.accountId))) throw new ApiError('NOT_FOUND', 'You have not reviewed this agent')
+      return c.json(ok({ agent_id: agent.id, deleted: true }))
+    },
+  )
   return app
 }
 

@@ -198,16 +198,29 @@ async function correctionsOf(db: D1Database, read: Read, indexVersion: string | 
   })
   const ask = unknown.filter((_, i) => !out[i])
   if (ask.length > 0) {
-    const texts = await runQuery(read, typoNeighboursQuery(db, ask.map((t) => trigramMatch([t]) as string)))
+    const texts = await runQuery(
+      read,
+      typoNeighboursQuery(
+        db,
+        ask.map((t) => trigramMatch([t]) as string),
+      ),
+    )
     ask.forEach((term, j) => {
       const counts = new Map<string, number>()
-      for (const w of texts[j].toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1)
+      for (const w of texts[j]
+        .toLowerCase()
+        .normalize('NFKC')
+        .match(/[\p{L}\p{N}]+/gu) ?? [])
+        counts.set(w, (counts.get(w) ?? 0) + 1)
       const found = [...counts.keys()]
         .map((w) => ({ w, d: editDistance(term, w), n: counts.get(w)! }))
         .filter((c) => c.w !== term && c.d <= (term.length >= 8 ? 2 : 1) && c.w.length >= 3)
         .sort((a, b) => a.d - b.d || b.n - a.n || (a.w < b.w ? -1 : 1))
       // Only the nearest spellings: "invocies" means "invoices", not also "invoice" (one stem, counted twice).
-      const near = found.filter((c) => c.d === found[0].d).slice(0, MAX_CORRECTIONS).map((c) => c.w)
+      const near = found
+        .filter((c) => c.d === found[0].d)
+        .slice(0, MAX_CORRECTIONS)
+        .map((c) => c.w)
       const i = unknown.indexOf(term)
       out[i] = near
       if (indexVersion) cached.setTypo(indexVersion, term, near)
@@ -218,8 +231,7 @@ async function correctionsOf(db: D1Database, read: Read, indexVersion: string | 
 
 /** The lists without repeats of one already kept (same agents, same relevance). */
 function distinctLists<T extends { list: PhraseList }>(lists: T[]): T[] {
-  const same = (a: PhraseList, b: PhraseList) =>
-    a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
+  const same = (a: PhraseList, b: PhraseList) => a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
   return lists.filter((l, i) => !lists.slice(0, i).some((k) => same(k.list, l.list)))
 }
 
@@ -266,9 +278,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
-  const unknown = terms.filter(
-    (t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length),
-  )
+  const unknown = terms.filter((t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {

@@ -30,8 +30,26 @@ export class UnrepresentableSchema extends Error {}
 export const OPENAI_STRICT: Dialect = {
   name: 'openai',
   keywords: new Set([
-    'type', 'description', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'anyOf', 'items', '$ref', '$defs',
-    'pattern', 'format', 'multipleOf', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems',
+    'type',
+    'description',
+    'properties',
+    'required',
+    'additionalProperties',
+    'enum',
+    'const',
+    'anyOf',
+    'items',
+    '$ref',
+    '$defs',
+    'pattern',
+    'format',
+    'multipleOf',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'minItems',
+    'maxItems',
   ]),
   formats: new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']),
   strict: true,
@@ -72,20 +90,34 @@ const SECRET = 'Secret: never stored, logged or echoed.'
 /** A dropped keyword in words, for the description (undefined when it carries no constraint). */
 function phrase(k: string, v: unknown): string | undefined {
   switch (k) {
-    case 'minLength': return `At least ${v} characters.`
-    case 'maxLength': return `At most ${v} characters.`
-    case 'minimum': return `At least ${v}.`
-    case 'maximum': return `At most ${v}.`
-    case 'exclusiveMinimum': return `More than ${v}.`
-    case 'exclusiveMaximum': return `Less than ${v}.`
-    case 'multipleOf': return `A multiple of ${v}.`
-    case 'pattern': return `Matches the pattern ${v}.`
-    case 'minItems': return `At least ${v} items.`
-    case 'maxItems': return `At most ${v} items.`
-    case 'uniqueItems': return v === true ? 'Items are unique.' : undefined
-    case 'format': return v === 'password' ? SECRET : `Format: ${v}.`
-    case 'writeOnly': return v === true ? SECRET : undefined
-    default: return undefined
+    case 'minLength':
+      return `At least ${v} characters.`
+    case 'maxLength':
+      return `At most ${v} characters.`
+    case 'minimum':
+      return `At least ${v}.`
+    case 'maximum':
+      return `At most ${v}.`
+    case 'exclusiveMinimum':
+      return `More than ${v}.`
+    case 'exclusiveMaximum':
+      return `Less than ${v}.`
+    case 'multipleOf':
+      return `A multiple of ${v}.`
+    case 'pattern':
+      return `Matches the pattern ${v}.`
+    case 'minItems':
+      return `At least ${v} items.`
+    case 'maxItems':
+      return `At most ${v} items.`
+    case 'uniqueItems':
+      return v === true ? 'Items are unique.' : undefined
+    case 'format':
+      return v === 'password' ? SECRET : `Format: ${v}.`
+    case 'writeOnly':
+      return v === true ? SECRET : undefined
+    default:
+      return undefined
   }
 }
 

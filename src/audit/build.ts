@@ -95,16 +95,7 @@ export function clickDepths(startUrl: string, pages: CrawledPage[]): Map<string,
 }
 
 /** Builds the audit from the crawled pages and site facts. */
-export function buildAudit(opts: {
-  site: SiteInfo
-  pages: CrawledPage[]
-  focus: Focus
-  auditScope: string
-  maxPages: number
-  notCrawled: number
-  now: number
-  thinContentWords?: number
-}): Audit {
+export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: Focus; auditScope: string; maxPages: number; notCrawled: number; now: number; thinContentWords?: number }): Audit {
   const { site, pages, focus, now } = opts
   const thinWords = opts.thinContentWords ?? THIN_CONTENT_WORDS
   // The start page, or where it redirects (http -> https, bare domain -> www ...).

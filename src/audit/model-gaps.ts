@@ -46,9 +46,7 @@ export async function modelGapAnalysis(ctx: ActionContext, gaps: ContentGaps, si
       prompt: `Website: ${site}\n\nEvidence:\n${lines.join('\n')}`,
     })
     const known = new Set(lines.map((l) => l.slice(0, l.indexOf(':'))))
-    const grounded = object.gaps
-      .map((g) => ({ ...g, evidence: g.evidence.filter((e) => known.has(e)) }))
-      .filter((g) => g.evidence.length > 0)
+    const grounded = object.gaps.map((g) => ({ ...g, evidence: g.evidence.filter((e) => known.has(e)) })).filter((g) => g.evidence.length > 0)
     return { written_by_model: true, status: 'ok', model: info.id, summary: object.summary, gaps: grounded, note: null }
   } catch (err) {
     return { written_by_model: true, status: 'error', model: null, summary: null, gaps: [], note: `The model-written analysis failed: ${(err as Error).message}` }

@@ -130,11 +130,7 @@ const ARTICLE_PATH = /\/(blog|blogs|news|articles?|posts?|insights|stories|journ
 export function isArticle(rec: PageRecord): boolean {
   const h = rec.html
   if (!h) return false
-  return (
-    h.jsonLd.types.some((t) => ARTICLE_TYPES.has(t)) ||
-    (h.openGraph['og:type'] ?? '').toLowerCase() === 'article' ||
-    ARTICLE_PATH.test(new URL(rec.url).pathname)
-  )
+  return h.jsonLd.types.some((t) => ARTICLE_TYPES.has(t)) || (h.openGraph['og:type'] ?? '').toLowerCase() === 'article' || ARTICLE_PATH.test(new URL(rec.url).pathname)
 }
 
 /**
@@ -170,7 +166,11 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   if (h.badAnchors.length) f.push({ check: 'crawlable-anchors', message: `${h.badAnchors.length} uncrawlable link(s)`, details: h.badAnchors })
   if (h.vagueLinks.length) {
     const shown = h.vagueLinks.slice(0, 3).map((l) => `"${l.text}" → ${l.href}`)
-    f.push({ check: 'link-text', message: `${h.vagueLinks.length} link(s) with non-descriptive text: ${shown.join('; ')}`, details: h.vagueLinks.map((l) => ({ text: l.text, href: l.href, lang: l.lang })) })
+    f.push({
+      check: 'link-text',
+      message: `${h.vagueLinks.length} link(s) with non-descriptive text: ${shown.join('; ')}`,
+      details: h.vagueLinks.map((l) => ({ text: l.text, href: l.href, lang: l.lang })),
+    })
   }
 
   const hreflang = hreflangProblems(rec)
@@ -190,10 +190,18 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   if (skips.length) f.push({ check: 'heading-order', message: `Heading levels skip: ${skips.slice(0, 3).join('; ')}`, details: skips })
 
   if (!opts.home && h.wordCount < thinWords) {
-    f.push({ check: 'thin-content', message: `${h.wordCount} words of main content${h.mainRegion ? ' (main/article region)' : ''}, under ${thinWords}`, details: { words: h.wordCount, threshold: thinWords, main_region: h.mainRegion } })
+    f.push({
+      check: 'thin-content',
+      message: `${h.wordCount} words of main content${h.mainRegion ? ' (main/article region)' : ''}, under ${thinWords}`,
+      details: { words: h.wordCount, threshold: thinWords, main_region: h.mainRegion },
+    })
   }
   if (h.imagesWithoutAlt.length) {
-    f.push({ check: 'image-alt', message: `${h.imagesWithoutAlt.length} image(s) without an alt attribute: ${h.imagesWithoutAlt.slice(0, 3).join(', ')}`, details: h.imagesWithoutAlt.map((src) => ({ src })) })
+    f.push({
+      check: 'image-alt',
+      message: `${h.imagesWithoutAlt.length} image(s) without an alt attribute: ${h.imagesWithoutAlt.slice(0, 3).join(', ')}`,
+      details: h.imagesWithoutAlt.map((src) => ({ src })),
+    })
   }
   if (h.jsonLd.errors.length) f.push({ check: 'structured-data-invalid', message: h.jsonLd.errors[0], details: h.jsonLd.errors })
   else if (!h.jsonLd.types.length && !h.microdataTypes.length) f.push({ check: 'structured-data', message: 'No JSON-LD or microdata' })
@@ -208,11 +216,25 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   if (article && h.wordCount >= thinWords && questions.length === 0) f.push({ check: 'question-headings', message: 'No heading is phrased as a question' })
   const unanswered = questions.filter((q) => !q.answered)
   if (unanswered.length) {
-    f.push({ check: 'direct-answers', message: `${unanswered.length} of ${questions.length} question heading(s) lack a direct answer below: ${unanswered.slice(0, 3).map((q) => `"${q.text}"`).join(', ')}`, details: unanswered.map((q) => q.text) })
+    f.push({
+      check: 'direct-answers',
+      message: `${unanswered.length} of ${questions.length} question heading(s) lack a direct answer below: ${unanswered
+        .slice(0, 3)
+        .map((q) => `"${q.text}"`)
+        .join(', ')}`,
+      details: unanswered.map((q) => q.text),
+    })
   }
   const qaTypes = ['FAQPage', 'QAPage', 'HowTo']
   if (questions.length >= 2 && ![...h.jsonLd.types, ...h.microdataTypes].some((t) => qaTypes.includes(t))) {
-    f.push({ check: 'faq-schema', message: `${questions.length} question headings but no FAQPage/QAPage/HowTo markup: ${questions.slice(0, 3).map((q) => `"${q.text}"`).join(', ')}`, details: questions.map((q) => q.text) })
+    f.push({
+      check: 'faq-schema',
+      message: `${questions.length} question headings but no FAQPage/QAPage/HowTo markup: ${questions
+        .slice(0, 3)
+        .map((q) => `"${q.text}"`)
+        .join(', ')}`,
+      details: questions.map((q) => q.text),
+    })
   }
   if (h.wordCount >= 600 && h.lists === 0 && h.tables === 0) f.push({ check: 'lists-tables', message: `${h.wordCount} words without a list or table` })
   if (article && !h.author) f.push({ check: 'author', message: 'No author (visible byline, byline link, meta author or JSON-LD author)' })

@@ -69,7 +69,8 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
   }
   for (const [, urls] of groupBy((p) => squash(p.rec.html!.metaDescriptions[0] ?? '').toLowerCase() || null)) {
     const description = descriptionOf(urls[0])
-    for (const url of urls) add(url, { check: 'duplicate-description', message: `Meta description "${description}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { description, pages: urls } })
+    for (const url of urls)
+      add(url, { check: 'duplicate-description', message: `Meta description "${description}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { description, pages: urls } })
   }
 
   const linkedTo = new Set<string>()
@@ -96,9 +97,24 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
         else redirected.push(l.url)
       }
     }
-    if (broken.length) add(p.url, { check: 'broken-links', message: `${broken.length} link(s) to missing pages: ${broken.slice(0, 3).map((b) => `${b.url} (${b.status ?? 'unreachable'})`).join(', ')}`, details: broken })
+    if (broken.length)
+      add(p.url, {
+        check: 'broken-links',
+        message: `${broken.length} link(s) to missing pages: ${broken
+          .slice(0, 3)
+          .map((b) => `${b.url} (${b.status ?? 'unreachable'})`)
+          .join(', ')}`,
+        details: broken,
+      })
     if (redirected.length) {
-      add(p.url, { check: 'redirected-links', message: `${redirected.length} link(s) to redirecting URLs: ${redirected.slice(0, 3).map((u) => `${u} → ${redirectPath(u, byUrl).hops.at(-1)}`).join(', ')}`, details: redirected })
+      add(p.url, {
+        check: 'redirected-links',
+        message: `${redirected.length} link(s) to redirecting URLs: ${redirected
+          .slice(0, 3)
+          .map((u) => `${u} → ${redirectPath(u, byUrl).hops.at(-1)}`)
+          .join(', ')}`,
+        details: redirected,
+      })
     }
   }
 
@@ -107,7 +123,9 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
     const path = redirectPath(p.url, byUrl)
     if (!path.loop && path.hops.length < 2) continue
     const from = linkedFrom.get(p.url) ?? []
-    const via = from.length ? `linked from ${from.slice(0, 3).join(', ')}${from.length > 3 ? ` and ${from.length - 3} more` : ''}` : `found through the ${p.source === 'sitemap' ? 'sitemap' : p.source}`
+    const via = from.length
+      ? `linked from ${from.slice(0, 3).join(', ')}${from.length > 3 ? ` and ${from.length - 3} more` : ''}`
+      : `found through the ${p.source === 'sitemap' ? 'sitemap' : p.source}`
     const hops = [p.url, ...path.hops]
     const details = { linked_from: from, hops, target: path.loop ? null : (path.final?.url ?? path.hops.at(-1) ?? null), loop: path.loop }
     if (path.loop) add(p.url, { check: 'redirect-chain', message: `Redirect loop (${via}): ${hops.join(' → ')}`, details })
@@ -129,7 +147,15 @@ export function siteFindings(site: SiteInfo, pages: CrawledPage[] = []): Finding
   const f: Finding[] = []
   const r = site.robots
   if (r.status !== null && r.status >= 500) f.push({ check: 'robots-txt', message: `robots.txt answered HTTP ${r.status}` })
-  else if (r.errors.length) f.push({ check: 'robots-txt', message: `${r.errors.length} invalid line(s) in robots.txt: ${r.errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`).join('; ')}`, details: r.errors })
+  else if (r.errors.length)
+    f.push({
+      check: 'robots-txt',
+      message: `${r.errors.length} invalid line(s) in robots.txt: ${r.errors
+        .slice(0, 3)
+        .map((e) => `line ${e.line}: ${e.message}`)
+        .join('; ')}`,
+      details: r.errors,
+    })
   const listed = new Set(site.sitemaps.listed ?? [])
   const failing = pages
     .filter((p) => listed.has(p.url) && p.rec.kind === 'error' && p.rec.status !== null && p.rec.status >= 400)
@@ -138,8 +164,20 @@ export function siteFindings(site: SiteInfo, pages: CrawledPage[] = []): Finding
   if (site.sitemaps.fetched.length === 0) f.push({ check: 'sitemap', message: 'No XML sitemap found (robots.txt Sitemap: lines or /sitemap.xml)', details: { files: site.sitemaps.errors } })
   else if (site.sitemaps.errors.length || failing.length) {
     const parts: string[] = []
-    if (site.sitemaps.errors.length) parts.push(`${site.sitemaps.errors.length} sitemap file(s) failed: ${site.sitemaps.errors.slice(0, 3).map((e) => `${e.url} (${e.message})`).join(', ')}`)
-    if (failing.length) parts.push(`${failing.length} listed URL(s) answer an error: ${failing.slice(0, 5).map((u) => `${u.url} (HTTP ${u.status})`).join(', ')}`)
+    if (site.sitemaps.errors.length)
+      parts.push(
+        `${site.sitemaps.errors.length} sitemap file(s) failed: ${site.sitemaps.errors
+          .slice(0, 3)
+          .map((e) => `${e.url} (${e.message})`)
+          .join(', ')}`,
+      )
+    if (failing.length)
+      parts.push(
+        `${failing.length} listed URL(s) answer an error: ${failing
+          .slice(0, 5)
+          .map((u) => `${u.url} (HTTP ${u.status})`)
+          .join(', ')}`,
+      )
     f.push({ check: 'sitemap', message: parts.join('; '), details: { files: site.sitemaps.errors, urls: failing } })
   }
   if (!site.llmsTxt.present) f.push({ check: 'llms-txt', message: `${site.llmsTxt.url} is missing` })

@@ -9,12 +9,34 @@ import { assertPublicUrl } from '../providers/web/address'
 import { ACCOUNT_PROVIDERS, secretKind, type AccountProvider } from '../providers/llm/providers'
 
 export const LlmKeyBody = z.strictObject({
-  api_key: z.string().trim().min(8).max(500).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').describe('The provider API key; stored encrypted, never returned'),
-  base_url: z.string().trim().max(500).optional().meta({ format: 'uri', description: 'Base URL (http or https) of the API (a gateway, proxy, or the OpenAI-compatible server); required for openai_compatible' }),
+  api_key: z
+    .string()
+    .trim()
+    .min(8)
+    .max(500)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .describe('The provider API key; stored encrypted, never returned'),
+  base_url: z
+    .string()
+    .trim()
+    .max(500)
+    .optional()
+    .meta({ format: 'uri', description: 'Base URL (http or https) of the API (a gateway, proxy, or the OpenAI-compatible server); required for openai_compatible' }),
   model: z.string().trim().min(1).max(200).optional().describe('openai_compatible only: model name the server serves for every public model id'),
 })
 
-const KEY_VIEW = { type: 'object', required: ['provider', 'key_hint'], properties: { provider: { type: 'string' }, connected_at: { type: 'string' }, updated_at: { type: 'string' }, key_hint: { type: ['string', 'null'] }, base_url: { type: ['string', 'null'] }, model: { type: ['string', 'null'] } } }
+const KEY_VIEW = {
+  type: 'object',
+  required: ['provider', 'key_hint'],
+  properties: {
+    provider: { type: 'string' },
+    connected_at: { type: 'string' },
+    updated_at: { type: 'string' },
+    key_hint: { type: ['string', 'null'] },
+    base_url: { type: ['string', 'null'] },
+    model: { type: ['string', 'null'] },
+  },
+}
 const providerParamDoc = { provider: { description: 'Model provider', schema: { enum: [...ACCOUNT_PROVIDERS] } } }
 
 /** A connected model key as shown back: never the key itself. */
@@ -62,12 +84,16 @@ export function llmKeyRoutes() {
     const rows = await listAccountSecrets(c.env.DB, c.get('principal').accountId, 'llm:')
     return c.json({ status: 200, response: rows.map(present) })
   })
-  app.get('/:provider', { operationId: 'getModelKey', summary: 'A connected model key', params: providerParamDoc, response: { description: 'The key (hint only)', schema: KEY_VIEW }, errors: [404] }, async (c) => {
-    const provider = providerParam(c.req.param('provider'))
-    const info = await describeAccountSecret(c.env.DB, c.get('principal').accountId, secretKind(provider))
-    if (!info) throw new ApiError('NOT_FOUND', `No ${provider} key is connected to this account`)
-    return c.json({ status: 200, response: present(info) })
-  })
+  app.get(
+    '/:provider',
+    { operationId: 'getModelKey', summary: 'A connected model key', params: providerParamDoc, response: { description: 'The key (hint only)', schema: KEY_VIEW }, errors: [404] },
+    async (c) => {
+      const provider = providerParam(c.req.param('provider'))
+      const info = await describeAccountSecret(c.env.DB, c.get('principal').accountId, secretKind(provider))
+      if (!info) throw new ApiError('NOT_FOUND', `No ${provider} key is connected to this account`)
+      return c.json({ status: 200, response: present(info) })
+    },
+  )
   const putKey = async (c: Context<AppEnv>, provider: AccountProvider) => {
     const body = await readValidBody(c, LlmKeyBody)
     if (provider === 'openai_compatible' && !body.base_url) {
@@ -105,11 +131,21 @@ export function llmKeyRoutes() {
     },
     (c) => putKey(c, providerParam(c.req.param('provider'))),
   )
-  app.delete('/:provider', { operationId: 'deleteModelKey', summary: 'Disconnect a model key', params: providerParamDoc, response: { description: 'Removed', schema: { type: 'object', required: ['provider', 'deleted'], properties: { provider: { type: 'string' }, deleted: { const: true } } } }, errors: [404] }, async (c) => {
-    const provider = providerParam(c.req.param('provider'))
-    const removed = await deleteAccountSecret(c.env.DB, c.get('principal').accountId, secretKind(provider))
-    if (!removed) throw new ApiError('NOT_FOUND', `No ${provider} key is connected to this account`)
-    return c.json({ status: 200, response: { provider, deleted: true } })
-  })
+  app.delete(
+    '/:provider',
+    {
+      operationId: 'deleteModelKey',
+      summary: 'Disconnect a model key',
+      params: providerParamDoc,
+      response: { description: 'Removed', schema: { type: 'object', required: ['provider', 'deleted'], properties: { provider: { type: 'string' }, deleted: { const: true } } } },
+      errors: [404],
+    },
+    async (c) => {
+      const provider = providerParam(c.req.param('provider'))
+      const removed = await deleteAccountSecret(c.env.DB, c.get('principal').accountId, secretKind(provider))
+      if (!removed) throw new ApiError('NOT_FOUND', `No ${provider} key is connected to this account`)
+      return c.json({ status: 200, response: { provider, deleted: true } })
+    },
+  )
   return app
 }

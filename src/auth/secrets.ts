@@ -41,12 +41,7 @@ export async function putAccountSecret(
 }
 
 /** Opens an account's credential, or null when none is connected. */
-export async function getAccountSecret(
-  db: D1Database,
-  encryptionKey: string | undefined,
-  accountId: string,
-  kind: string,
-): Promise<{ secret: string; info: SecretInfo } | null> {
+export async function getAccountSecret(db: D1Database, encryptionKey: string | undefined, accountId: string, kind: string): Promise<{ secret: string; info: SecretInfo } | null> {
   const row = await getSecretRow(db, accountId, kind)
   if (!row) return null
   return { secret: await open(encryptionKey, row.sealed, context(accountId, kind)), info: info(row) }

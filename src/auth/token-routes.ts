@@ -25,10 +25,14 @@ export function tokenRoutes() {
     return existing
   }
 
-  app.get('/', { operationId: 'listTokens', summary: "List the account's tokens", response: { description: 'Tokens (never their values)', schema: { type: 'array', items: schemaRef('Token') } } }, async (c) => {
-    const rows = await listTokens(c.env.DB, c.get('principal').accountId)
-    return c.json({ status: 200, response: rows.map(presentToken) })
-  })
+  app.get(
+    '/',
+    { operationId: 'listTokens', summary: "List the account's tokens", response: { description: 'Tokens (never their values)', schema: { type: 'array', items: schemaRef('Token') } } },
+    async (c) => {
+      const rows = await listTokens(c.env.DB, c.get('principal').accountId)
+      return c.json({ status: 200, response: rows.map(presentToken) })
+    },
+  )
   app.post(
     '/',
     {
@@ -39,14 +43,14 @@ export function tokenRoutes() {
       errors: [403],
     },
     async (c) => {
-    const body = await readValidBody(c, CreateTokenBody)
-    const now = Date.now()
-    const expiresAt = expiryOf(body, now)
-    if (expiresAt !== null && expiresAt <= now) throw new ApiError('VALIDATION_FAILED', 'expires_at is in the past', [{ path: '/expires_at', message: 'Must be in the future' }])
-    const caller = callerLimits(c)
-    const limits = limitsWithin(body, caller, caller)
-    const { token, view } = await createToken(c.env.DB, c.get('principal').accountId, body.name, expiresAt, now, limits, c.get('config').maxTokensPerAccount)
-    return c.json({ status: 201, response: { ...presentToken(view), token } }, 201)
+      const body = await readValidBody(c, CreateTokenBody)
+      const now = Date.now()
+      const expiresAt = expiryOf(body, now)
+      if (expiresAt !== null && expiresAt <= now) throw new ApiError('VALIDATION_FAILED', 'expires_at is in the past', [{ path: '/expires_at', message: 'Must be in the future' }])
+      const caller = callerLimits(c)
+      const limits = limitsWithin(body, caller, caller)
+      const { token, view } = await createToken(c.env.DB, c.get('principal').accountId, body.name, expiresAt, now, limits, c.get('config').maxTokensPerAccount)
+      return c.json({ status: 201, response: { ...presentToken(view), token } }, 201)
     },
   )
   const idParam = { id: { description: 'Token id (tok_...)' } }
@@ -61,19 +65,23 @@ export function tokenRoutes() {
       errors: [404],
     },
     async (c) => {
-    const body = await readValidBody(c, UpdateTokenBody)
-    const accountId = c.get('principal').accountId
-    const existing = await ownToken(c, accountId, c.req.param('id'))
-    const limits = limitsWithin(body, callerLimits(c), existing)
-    await updateTokenLimits(c.env.DB, existing.id, accountId, limits)
-    return c.json({ status: 200, response: presentToken({ ...existing, ...limits }) })
+      const body = await readValidBody(c, UpdateTokenBody)
+      const accountId = c.get('principal').accountId
+      const existing = await ownToken(c, accountId, c.req.param('id'))
+      const limits = limitsWithin(body, callerLimits(c), existing)
+      await updateTokenLimits(c.env.DB, existing.id, accountId, limits)
+      return c.json({ status: 200, response: presentToken({ ...existing, ...limits }) })
     },
   )
-  app.delete('/:id', { operationId: 'revokeToken', summary: 'Revoke a token of the account', params: idParam, response: { description: 'The revoked token', schema: schemaRef('Token') }, errors: [404] }, async (c) => {
-    const accountId = c.get('principal').accountId
-    const existing = await ownToken(c, accountId, c.req.param('id'))
-    await revokeToken(c.env.DB, existing.id, accountId, Date.now())
-    return c.json({ status: 200, response: presentToken((await getToken(c.env.DB, existing.id))!) })
-  })
+  app.delete(
+    '/:id',
+    { operationId: 'revokeToken', summary: 'Revoke a token of the account', params: idParam, response: { description: 'The revoked token', schema: schemaRef('Token') }, errors: [404] },
+    async (c) => {
+      const accountId = c.get('principal').accountId
+      const existing = await ownToken(c, accountId, c.req.param('id'))
+      await revokeToken(c.env.DB, existing.id, accountId, Date.now())
+      return c.json({ status: 200, response: presentToken((await getToken(c.env.DB, existing.id))!) })
+    },
+  )
   return app
 }

@@ -41,10 +41,7 @@ export async function createToken(
     ...limits,
   }
   if (!(await insertToken(db, row, maxActive))) {
-    throw new ApiError(
-      'QUOTA_EXCEEDED',
-      `This account already has ${maxActive} active tokens (the MAX_TOKENS_PER_ACCOUNT setting): revoke one (DELETE /v1/tokens/:id) before creating another`,
-    )
+    throw new ApiError('QUOTA_EXCEEDED', `This account already has ${maxActive} active tokens (the MAX_TOKENS_PER_ACCOUNT setting): revoke one (DELETE /v1/tokens/:id) before creating another`)
   }
   const { hash: _hash, ...view } = row
   return { token, view }

@@ -14,9 +14,13 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
     <html lang="en">
       <PageHead title="Console · Agent Action API" script="/console/assets/console.js" />
       <body data-report-actions={REPORT_ACTIONS.join(',')}>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
-          <a href="/console" class="brand">Agent Action API console</a>
+          <a href="/console" class="brand">
+            Agent Action API console
+          </a>
           <nav id="nav" aria-label="Console sections" hidden>
             <a href="#runs">Runs</a>
             <a href="#agents">Agents</a>
@@ -33,8 +37,8 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
           <section id="signin" class="panel" aria-labelledby="signin-h">
             <h1 id="signin-h">Sign in with an API token</h1>
             <p>
-              The token stays in this browser tab only (sessionStorage) and is sent as a bearer header to this service; closing the tab forgets it. Get one from{' '}
-              <code>npm run dev</code> (<code>.wrangler/dev-token</code>), <code>npm run admin -- tokens create</code> or <code>POST /v1/tokens</code>.
+              The token stays in this browser tab only (sessionStorage) and is sent as a bearer header to this service; closing the tab forgets it. Get one from <code>npm run dev</code> (
+              <code>.wrangler/dev-token</code>), <code>npm run admin -- tokens create</code> or <code>POST /v1/tokens</code>.
             </p>
             <form id="signin-form">
               <label for="token">API token</label>
@@ -49,7 +53,9 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
                 <label for="filter-action">Action</label>
                 <select id="filter-action" name="action">
                   <option value="">any</option>
-                  {actionNames.map((n) => <option value={n}>{n}</option>)}
+                  {actionNames.map((n) => (
+                    <option value={n}>{n}</option>
+                  ))}
                 </select>
                 <label for="filter-state">State</label>
                 <select id="filter-state" name="state">
@@ -126,8 +132,7 @@ function ConsolePage({ actionNames }: { actionNames: string[] }) {
   )
 }
 
-const asset = (body: string, type: string) =>
-  new Response(body, { headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } })
+const asset = (body: string, type: string) => new Response(body, { headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } })
 
 const html = { 'text/html': { schema: { type: 'string' } } }
 const assetResponse = (type: string) => ({ description: `The console's ${type}`, content: { [type]: { schema: { type: 'string' } } } })
@@ -135,10 +140,14 @@ const assetResponse = (type: string) => ({ description: `The console's ${type}`,
 /** `GET /console` and its same-origin assets. Public: the page holds no data until a token is given. */
 export function consoleRoutes() {
   return new Router('Meta')
-    .get('/', { operationId: 'console', summary: 'The web console: runs, agents, tokens and integrations, signed in with an API token kept in the tab', response: { description: 'HTML page', content: html } }, async (c) => {
-      const page = await renderDocument(<ConsolePage actionNames={actions.map((a) => a.name).sort()} />)
-      return c.html(page, 200, { 'content-security-policy': CONSOLE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
-    })
+    .get(
+      '/',
+      { operationId: 'console', summary: 'The web console: runs, agents, tokens and integrations, signed in with an API token kept in the tab', response: { description: 'HTML page', content: html } },
+      async (c) => {
+        const page = await renderDocument(<ConsolePage actionNames={actions.map((a) => a.name).sort()} />)
+        return c.html(page, 200, { 'content-security-policy': CONSOLE_CSP, 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
+      },
+    )
     .get('/assets/app.css', { operationId: 'consoleStyles', summary: 'The console and report pages stylesheet', response: assetResponse('text/css') }, () => asset(APP_CSS, 'text/css'))
     .get('/assets/console.js', { operationId: 'consoleScript', summary: 'The console script', response: assetResponse('text/javascript') }, () => asset(CONSOLE_JS, 'text/javascript'))
     .get('/assets/report.js', { operationId: 'reportScript', summary: 'The report pages script (filters)', response: assetResponse('text/javascript') }, () => asset(REPORT_JS, 'text/javascript'))

@@ -13,7 +13,8 @@ export interface Scope {
   reason: string
 }
 
-const NON_HTML_EXT = /\.(pdf|jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp4|m4v|mov|webm|avi|mp3|wav|ogg|flac|zip|gz|tgz|rar|7z|tar|exe|dmg|msi|apk|css|js|mjs|json|xml|rss|atom|txt|csv|xlsx?|docx?|pptx?|woff2?|ttf|otf|eot)$/i
+const NON_HTML_EXT =
+  /\.(pdf|jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp4|m4v|mov|webm|avi|mp3|wav|ogg|flac|zip|gz|tgz|rar|7z|tar|exe|dmg|msi|apk|css|js|mjs|json|xml|rss|atom|txt|csv|xlsx?|docx?|pptx?|woff2?|ttf|otf|eot)$/i
 
 /** Words that mark blog-like sections in URL paths. */
 export const BLOG_SEGMENTS = /^(blog|blogs|news|articles?|posts?|insights|stories|journal|magazine|updates|press|weblog|actualites|noticias)$/i

@@ -42,10 +42,7 @@ export function notFoundMessage(type: ObjectType, ref: ObjectRef): string {
 
 /** The error for a domain that more than one company has: we report, never guess. */
 export function ambiguousDomain(domain: string, ids: string[], more: boolean): ProviderError {
-  return new ProviderError(
-    'conflict',
-    `More than one company has domain ${domain} (ids ${ids.join(', ')}${more ? ', ...' : ''}); identify the company by CRM ID`,
-  )
+  return new ProviderError('conflict', `More than one company has domain ${domain} (ids ${ids.join(', ')}${more ? ', ...' : ''}); identify the company by CRM ID`)
 }
 
 /** Property values HubSpot computes, from the row's id and times. */
@@ -125,7 +122,12 @@ export class BuiltinCrm implements CrmService {
     if (ref.by === 'id') return getCrmObject(this.db, this.accountId, type, ref.value)
     if (ref.by === 'email') return findContactByEmail(this.db, this.accountId, ref.value)
     const rows = await findCompaniesByDomain(this.db, this.accountId, ref.value, DOMAIN_MATCHES + 1)
-    if (rows.length > 1) throw ambiguousDomain(ref.value, rows.slice(0, DOMAIN_MATCHES).map((r) => r.id), rows.length > DOMAIN_MATCHES)
+    if (rows.length > 1)
+      throw ambiguousDomain(
+        ref.value,
+        rows.slice(0, DOMAIN_MATCHES).map((r) => r.id),
+        rows.length > DOMAIN_MATCHES,
+      )
     return rows[0] ?? null
   }
 

@@ -67,15 +67,7 @@ export async function verifyHubSpotToken(fetch: GuardedFetch, env: Env, token: s
 }
 
 /** Stores the HubSpot token sealed for the account. */
-export async function connectHubSpot(
-  db: D1Database,
-  env: Env,
-  accountId: string,
-  token: string,
-  tokenType: TokenType,
-  verifiedAt: string | null,
-  warnings: string[],
-): Promise<SecretInfo> {
+export async function connectHubSpot(db: D1Database, env: Env, accountId: string, token: string, tokenType: TokenType, verifiedAt: string | null, warnings: string[]): Promise<SecretInfo> {
   return putAccountSecret(db, env.ENCRYPTION_KEY, accountId, CRM_SECRET_KIND, 'hubspot', token, { token_type: tokenType, scopes: null, verified_at: verifiedAt, warnings })
 }
 

@@ -40,7 +40,12 @@ export class HubSpotCrm implements CrmService {
     const ref: ObjectRef = { by: 'domain', value: domain }
     const found = parseSearch(await this.client.send(searchByDomainRequest(domain, properties), this.ctx('companies', ref, operation)))
     if (found.total === 0 || found.results.length === 0) throw new ProviderError('not_found', notFoundMessage('companies', ref))
-    if (found.total > 1) throw ambiguousDomain(domain, found.results.map((r) => r.id), found.total > found.results.length)
+    if (found.total > 1)
+      throw ambiguousDomain(
+        domain,
+        found.results.map((r) => r.id),
+        found.total > found.results.length,
+      )
     return found.results[0]
   }
 
@@ -130,7 +135,11 @@ export class HubSpotCrm implements CrmService {
         await this.client.send(associateRequest(type, obj.id, a), actx)
       } catch (err) {
         if (err instanceof ProviderError) {
-          throw new ProviderError(err.kind, `Updated ${type} ${obj.id}, but associations[${i}] failed: ${err.message}`, err.kind === 'invalid_input' || err.kind === 'not_found' ? 'associations' : undefined)
+          throw new ProviderError(
+            err.kind,
+            `Updated ${type} ${obj.id}, but associations[${i}] failed: ${err.message}`,
+            err.kind === 'invalid_input' || err.kind === 'not_found' ? 'associations' : undefined,
+          )
         }
         throw err
       }

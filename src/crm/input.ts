@@ -158,7 +158,14 @@ function parseList(text: string | undefined, field: string): string[] {
 export function parsePropertyNames(text: string | undefined, field = 'properties'): string[] {
   const names = parseList(text, field)
   const bad = names.filter((n) => !PROPERTY_NAME.test(n))
-  if (bad.length) throw invalid(field, `not valid property names: ${bad.slice(0, 10).map((b) => JSON.stringify(b.slice(0, 40))).join(', ')}`)
+  if (bad.length)
+    throw invalid(
+      field,
+      `not valid property names: ${bad
+        .slice(0, 10)
+        .map((b) => JSON.stringify(b.slice(0, 40)))
+        .join(', ')}`,
+    )
   if (names.length > MAX_PROPERTIES) throw invalid(field, `at most ${MAX_PROPERTIES} properties`)
   return names
 }

@@ -34,16 +34,8 @@ export async function listAccounts(db: D1Database, limit: number, after: string 
 }
 
 /** Sets or clears (null) an account's rate-limit override; returns false when the account does not exist. */
-export async function updateAccountLimits(
-  db: D1Database,
-  id: string,
-  perMinute: number | null,
-  perDay: number | null,
-): Promise<boolean> {
-  const res = await db
-    .prepare('UPDATE accounts SET rate_limit_per_minute = ?, rate_limit_per_day = ? WHERE id = ?')
-    .bind(perMinute, perDay, id)
-    .run()
+export async function updateAccountLimits(db: D1Database, id: string, perMinute: number | null, perDay: number | null): Promise<boolean> {
+  const res = await db.prepare('UPDATE accounts SET rate_limit_per_minute = ?, rate_limit_per_day = ? WHERE id = ?').bind(perMinute, perDay, id).run()
   return res.meta.changes > 0
 }
 
@@ -56,17 +48,13 @@ export async function getTeam(db: D1Database, id: string): Promise<TeamRow | nul
 }
 
 export async function listTeams(db: D1Database): Promise<(TeamRow & { members: number })[]> {
-  const { results } = await db
-    .prepare('SELECT t.*, (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members FROM teams t ORDER BY t.id')
-    .all<TeamRow & { members: number }>()
+  const { results } = await db.prepare('SELECT t.*, (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members FROM teams t ORDER BY t.id').all<TeamRow & { members: number }>()
   return results
 }
 
 export async function addTeamMember(db: D1Database, teamId: string, accountId: string, role: string, now: number): Promise<void> {
   await db
-    .prepare(
-      'INSERT INTO team_members (team_id, account_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(team_id, account_id) DO UPDATE SET role = excluded.role',
-    )
+    .prepare('INSERT INTO team_members (team_id, account_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(team_id, account_id) DO UPDATE SET role = excluded.role')
     .bind(teamId, accountId, role, now)
     .run()
 }

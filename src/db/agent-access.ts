@@ -50,7 +50,10 @@ export async function listGrants(db: D1Database, accountId: string): Promise<Lis
 
 /** Marks an agent trusted or not (operators); false when no such agent. */
 export async function setTrusted(db: D1Database, agentId: string, trusted: boolean): Promise<boolean> {
-  const res = await db.prepare('UPDATE agents SET trusted = ? WHERE id = ?').bind(trusted ? 1 : 0, agentId).run()
+  const res = await db
+    .prepare('UPDATE agents SET trusted = ? WHERE id = ?')
+    .bind(trusted ? 1 : 0, agentId)
+    .run()
   return res.meta.changes > 0
 }
 

@@ -113,15 +113,15 @@ export async function getVisibleAgent(db: D1Database, viewer: Viewer, idOrSlug: 
 
 /** Does the owner already have another agent with this slug? (Other accounts' slugs never count.) */
 export async function slugTaken(db: D1Database, ownerId: string, slug: string, exceptId: string | null): Promise<boolean> {
-  const row = await db.prepare('SELECT 1 FROM agents WHERE owner_account_id = ? AND slug = ? AND id != ?').bind(ownerId, slug, exceptId ?? '').first()
+  const row = await db
+    .prepare('SELECT 1 FROM agents WHERE owner_account_id = ? AND slug = ? AND id != ?')
+    .bind(ownerId, slug, exceptId ?? '')
+    .first()
   return row !== null
 }
 
 export async function listOwnAgents(db: D1Database, accountId: string, limit: number, afterRowid: number): Promise<AgentRow[]> {
-  const { results } = await db
-    .prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.owner_account_id = ? AND a.rowid > ? ORDER BY a.rowid LIMIT ?`)
-    .bind(accountId, afterRowid, limit)
-    .all<AgentRow>()
+  const { results } = await db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.owner_account_id = ? AND a.rowid > ? ORDER BY a.rowid LIMIT ?`).bind(accountId, afterRowid, limit).all<AgentRow>()
   return results
 }
 
@@ -303,12 +303,7 @@ export interface FetchedLists {
  * nothing (CASE is lazy, so a short prefix is never expanded needlessly); else it is null. A list of
  * `chunk` agents may go on: read the rest with `listChunkQuery`.
  */
-export function phraseListsQuery(
-  db: D1Database,
-  phrases: string[],
-  fallback: { phrase: string; unless: string } | null,
-  chunk = LIST_CHUNK,
-): Query<FetchedLists> {
+export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null, chunk = LIST_CHUNK): Query<FetchedLists> {
   const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, null, chunk)} AS l${i}`)
   columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', null, chunk)} END AS fallback`)
   return {
@@ -348,10 +343,7 @@ export interface RankedPage {
  * ordered as the search promises. Only the narrow rows are sorted; the wide columns are read for the
  * page alone.
  */
-export function rankCandidatesQuery(
-  db: D1Database,
-  q: { viewer: Viewer; filter: VisibilityFilter; candidates: Candidates; limit: number; offset: number },
-): Query<RankedPage> {
+export function rankCandidatesQuery(db: D1Database, q: { viewer: Viewer; filter: VisibilityFilter; candidates: Candidates; limit: number; offset: number }): Query<RankedPage> {
   const vis = visibilityClause(q.filter, q.viewer)
   const c = q.candidates
   const source =

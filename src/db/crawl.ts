@@ -53,10 +53,7 @@ export async function enqueueUrls(db: D1Database, runId: string, entries: Fronti
 
 /** The next pending URLs, shallowest first, then in discovery order. */
 export async function nextPending(db: D1Database, runId: string, limit: number): Promise<FrontierEntry[]> {
-  const { results } = await db
-    .prepare(`SELECT url, depth, source FROM crawl_pages WHERE run_id = ? AND state = 'pending' ORDER BY depth, seq LIMIT ?`)
-    .bind(runId, limit)
-    .all<FrontierEntry>()
+  const { results } = await db.prepare(`SELECT url, depth, source FROM crawl_pages WHERE run_id = ? AND state = 'pending' ORDER BY depth, seq LIMIT ?`).bind(runId, limit).all<FrontierEntry>()
   return results
 }
 

@@ -112,15 +112,7 @@ function linkStatements(db: D1Database, accountId: string, type: string, idSql: 
 }
 
 /** Creates an object with its associations in one transaction; returns the new id. */
-export async function insertCrmObject(
-  db: D1Database,
-  accountId: string,
-  type: string,
-  properties: Record<string, string>,
-  index: CrmIndexColumns,
-  links: CrmLinkRow[],
-  now: number,
-): Promise<string> {
+export async function insertCrmObject(db: D1Database, accountId: string, type: string, properties: Record<string, string>, index: CrmIndexColumns, links: CrmLinkRow[], now: number): Promise<string> {
   const results = await db.batch([
     db.prepare('INSERT INTO crm_counters (account_id, last_id) VALUES (?, 1) ON CONFLICT(account_id) DO UPDATE SET last_id = last_id + 1').bind(accountId),
     db

@@ -13,14 +13,7 @@ export interface IdempotencyRow {
  * key, or the live claim that another request holds. With `maxInFlight` (a queued run), neither is
  * stored when the account already has that many queued runs in flight: then the answer is 'full'.
  */
-export async function claimKeyWithRun(
-  db: D1Database,
-  key: string,
-  bodyHash: string,
-  run: NewRun,
-  expiresAt: number,
-  maxInFlight: number | null = null,
-): Promise<IdempotencyRow | 'full' | null> {
+export async function claimKeyWithRun(db: D1Database, key: string, bodyHash: string, run: NewRun, expiresAt: number, maxInFlight: number | null = null): Promise<IdempotencyRow | 'full' | null> {
   const [, inserted] = await db.batch<{ run_id: string }>([
     db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at <= ?').bind(run.account_id, key, run.created_at),
     db
@@ -38,14 +31,27 @@ export async function claimKeyWithRun(
           WHERE EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND key = ? AND run_id = ?)`,
       )
       .bind(
-        run.id, run.account_id, run.action, run.state, run.parent_run_id, run.workflow_id, run.output_variable_name, run.input, run.input_kind, run.job_input,
-        run.job_input_kind, run.callback_url, run.created_at, run.started_at, run.state === 'running' ? 1 : 0, run.account_id, key, run.id,
+        run.id,
+        run.account_id,
+        run.action,
+        run.state,
+        run.parent_run_id,
+        run.workflow_id,
+        run.output_variable_name,
+        run.input,
+        run.input_kind,
+        run.job_input,
+        run.job_input_kind,
+        run.callback_url,
+        run.created_at,
+        run.started_at,
+        run.state === 'running' ? 1 : 0,
+        run.account_id,
+        key,
+        run.id,
       ),
   ])
   if (inserted.results.length > 0) return null
-  const existing = await db
-    .prepare('SELECT action, body_hash, run_id FROM idempotency_keys WHERE account_id = ? AND key = ?')
-    .bind(run.account_id, key)
-    .first<IdempotencyRow>()
+  const existing = await db.prepare('SELECT action, body_hash, run_id FROM idempotency_keys WHERE account_id = ? AND key = ?').bind(run.account_id, key).first<IdempotencyRow>()
   return existing ?? (maxInFlight === null ? null : 'full')
 }

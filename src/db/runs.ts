@@ -40,7 +40,20 @@ export interface RunRow {
 
 export type NewRun = Pick<
   RunRow,
-  'id' | 'account_id' | 'action' | 'state' | 'parent_run_id' | 'workflow_id' | 'output_variable_name' | 'input' | 'input_kind' | 'job_input' | 'job_input_kind' | 'callback_url' | 'created_at' | 'started_at'
+  | 'id'
+  | 'account_id'
+  | 'action'
+  | 'state'
+  | 'parent_run_id'
+  | 'workflow_id'
+  | 'output_variable_name'
+  | 'input'
+  | 'input_kind'
+  | 'job_input'
+  | 'job_input_kind'
+  | 'callback_url'
+  | 'created_at'
+  | 'started_at'
 >
 
 export async function insertRun(db: D1Database, r: NewRun): Promise<void> {
@@ -50,8 +63,21 @@ export async function insertRun(db: D1Database, r: NewRun): Promise<void> {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
-      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
-      r.callback_url, r.created_at, r.started_at, r.state === 'running' ? 1 : 0,
+      r.id,
+      r.account_id,
+      r.action,
+      r.state,
+      r.parent_run_id,
+      r.workflow_id,
+      r.output_variable_name,
+      r.input,
+      r.input_kind,
+      r.job_input,
+      r.job_input_kind,
+      r.callback_url,
+      r.created_at,
+      r.started_at,
+      r.state === 'running' ? 1 : 0,
     )
     .run()
 }
@@ -70,8 +96,21 @@ export async function insertQueuedRun(db: D1Database, r: NewRun, maxInFlight: nu
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0 WHERE ${inFlightCount('?2')} < ?15`,
     )
     .bind(
-      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
-      r.callback_url, r.created_at, r.started_at, maxInFlight,
+      r.id,
+      r.account_id,
+      r.action,
+      r.state,
+      r.parent_run_id,
+      r.workflow_id,
+      r.output_variable_name,
+      r.input,
+      r.input_kind,
+      r.job_input,
+      r.job_input_kind,
+      r.callback_url,
+      r.created_at,
+      r.started_at,
+      maxInFlight,
     )
     .run()
   return res.meta.changes > 0
@@ -85,8 +124,20 @@ export async function insertRunIfAbsent(db: D1Database, r: NewRun): Promise<void
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1`,
     )
     .bind(
-      r.id, r.account_id, r.action, r.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, r.job_input, r.job_input_kind,
-      r.callback_url, r.created_at, r.started_at,
+      r.id,
+      r.account_id,
+      r.action,
+      r.state,
+      r.parent_run_id,
+      r.workflow_id,
+      r.output_variable_name,
+      r.input,
+      r.input_kind,
+      r.job_input,
+      r.job_input_kind,
+      r.callback_url,
+      r.created_at,
+      r.started_at,
     )
     .run()
 }
@@ -147,10 +198,7 @@ export async function extendLease(db: D1Database, id: string, until: number): Pr
 }
 
 export async function setProgress(db: D1Database, id: string, progress: string, leaseUntil: number | null): Promise<void> {
-  await db
-    .prepare("UPDATE runs SET progress = ?, lease_until = COALESCE(?, lease_until) WHERE id = ? AND state IN ('queued', 'running')")
-    .bind(progress, leaseUntil, id)
-    .run()
+  await db.prepare("UPDATE runs SET progress = ?, lease_until = COALESCE(?, lease_until) WHERE id = ? AND state IN ('queued', 'running')").bind(progress, leaseUntil, id).run()
 }
 
 /** Ends a run with its output; false when it had already ended (a duplicate finisher). */
@@ -166,13 +214,7 @@ export async function succeedRun(db: D1Database, id: string, output: StoredColum
   return res.meta.changes > 0
 }
 
-export async function failRun(
-  db: D1Database,
-  id: string,
-  err: { message: string; code: string; status: number },
-  usage: string | null,
-  now: number,
-): Promise<boolean> {
+export async function failRun(db: D1Database, id: string, err: { message: string; code: string; status: number }, usage: string | null, now: number): Promise<boolean> {
   const res = await db
     .prepare(
       `UPDATE runs SET state = 'failed', error = ?, error_code = ?, error_status = ?, usage = COALESCE(?, usage), job_input = NULL, lease_until = NULL, finished_at = ?
@@ -218,9 +260,26 @@ export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd):
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
     )
     .bind(
-      r.id, r.account_id, r.action, end.state, r.parent_run_id, r.workflow_id, r.output_variable_name, r.input, r.input_kind, end.output?.text ?? null,
-      end.output?.kind ?? 'inline', end.metadata?.text ?? null, end.metadata?.kind ?? 'inline', end.usage, end.error?.message ?? null, end.error?.code ?? null,
-      end.error?.status ?? null, r.created_at, r.started_at, end.finishedAt,
+      r.id,
+      r.account_id,
+      r.action,
+      end.state,
+      r.parent_run_id,
+      r.workflow_id,
+      r.output_variable_name,
+      r.input,
+      r.input_kind,
+      end.output?.text ?? null,
+      end.output?.kind ?? 'inline',
+      end.metadata?.text ?? null,
+      end.metadata?.kind ?? 'inline',
+      end.usage,
+      end.error?.message ?? null,
+      end.error?.code ?? null,
+      end.error?.status ?? null,
+      r.created_at,
+      r.started_at,
+      end.finishedAt,
     )
     .run()
 }

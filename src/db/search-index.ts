@@ -15,7 +15,10 @@ export async function readIndexVersions(db: D1Database): Promise<{ index: number
  * writes at most `pages` leaf pages. True when the step merged something.
  */
 export async function mergeStep(db: D1Database, table: TextIndex, pages: number, start: boolean): Promise<boolean> {
-  const result = await db.prepare(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', ?)`).bind(start ? -pages : pages).run()
+  const result = await db
+    .prepare(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', ?)`)
+    .bind(start ? -pages : pages)
+    .run()
   // FTS5 counts the rows a merge writes as changes; a step with nothing to merge changes fewer than 2.
   return (result.meta.changes ?? 0) >= 2
 }

@@ -25,10 +25,7 @@ export async function getSecretRow(db: D1Database, accountId: string, kind: stri
 }
 
 export async function listSecretRows(db: D1Database, accountId: string, kindPrefix: string): Promise<SecretRow[]> {
-  const { results } = await db
-    .prepare("SELECT * FROM account_secrets WHERE account_id = ? AND substr(kind, 1, length(?)) = ? ORDER BY kind")
-    .bind(accountId, kindPrefix, kindPrefix)
-    .all<SecretRow>()
+  const { results } = await db.prepare('SELECT * FROM account_secrets WHERE account_id = ? AND substr(kind, 1, length(?)) = ? ORDER BY kind').bind(accountId, kindPrefix, kindPrefix).all<SecretRow>()
   return results
 }
 

@@ -70,38 +70,22 @@ export type TokenView = Omit<TokenRow, 'hash'>
 const VIEW_COLUMNS = 'id, account_id, name, start, created_at, expires_at, revoked_at, last_used_at, rate_limit_per_minute, rate_limit_per_day'
 
 export async function listTokens(db: D1Database, accountId: string): Promise<TokenView[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id`,
-    )
-    .bind(accountId)
-    .all<TokenView>()
+  const { results } = await db.prepare(`SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id`).bind(accountId).all<TokenView>()
   return results
 }
 
 export async function getToken(db: D1Database, id: string): Promise<TokenView | null> {
-  return db
-    .prepare(`SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE id = ?`)
-    .bind(id)
-    .first<TokenView>()
+  return db.prepare(`SELECT ${VIEW_COLUMNS} FROM api_tokens WHERE id = ?`).bind(id).first<TokenView>()
 }
 
 /** Revokes a token; `accountId` scopes the change to its owner (null for operators). */
 export async function revokeToken(db: D1Database, id: string, accountId: string | null, now: number): Promise<boolean> {
-  const res = await db
-    .prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
-    .bind(now, id, accountId, accountId)
-    .run()
+  const res = await db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)').bind(now, id, accountId, accountId).run()
   return res.meta.changes > 0
 }
 
 /** Sets a token's own limits; `accountId` scopes the change to its owner (null for operators). False when no such token. */
-export async function updateTokenLimits(
-  db: D1Database,
-  id: string,
-  accountId: string | null,
-  limits: { rate_limit_per_minute: number | null; rate_limit_per_day: number | null },
-): Promise<boolean> {
+export async function updateTokenLimits(db: D1Database, id: string, accountId: string | null, limits: { rate_limit_per_minute: number | null; rate_limit_per_day: number | null }): Promise<boolean> {
   const res = await db
     .prepare('UPDATE api_tokens SET rate_limit_per_minute = ?, rate_limit_per_day = ? WHERE id = ? AND (? IS NULL OR account_id = ?)')
     .bind(limits.rate_limit_per_minute, limits.rate_limit_per_day, id, accountId, accountId)

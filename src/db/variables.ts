@@ -10,13 +10,7 @@ export interface VariableRow {
 }
 
 /** The live variables of a scope among `names`. */
-export async function getVariables(
-  db: D1Database,
-  accountId: string,
-  workflowId: string,
-  names: string[],
-  now: number,
-): Promise<Map<string, VariableRow>> {
+export async function getVariables(db: D1Database, accountId: string, workflowId: string, names: string[], now: number): Promise<Map<string, VariableRow>> {
   if (names.length === 0) return new Map()
   const { results } = await db
     .prepare(
@@ -69,9 +63,7 @@ export async function putVariable(db: D1Database, accountId: string, workflowId:
             AND EXISTS (SELECT 1 FROM variables WHERE account_id = ?1 AND workflow_id = ?2 AND name = ?5 AND version = ?6)`,
       )
       .bind(accountId, workflowId, w.expiresAt, w.now, w.name, w.version),
-    db
-      .prepare('SELECT COALESCE(SUM(size), 0) AS bytes FROM variables WHERE account_id = ? AND workflow_id = ? AND name <> ? AND expires_at > ?')
-      .bind(accountId, workflowId, w.name, w.now),
+    db.prepare('SELECT COALESCE(SUM(size), 0) AS bytes FROM variables WHERE account_id = ? AND workflow_id = ? AND name <> ? AND expires_at > ?').bind(accountId, workflowId, w.name, w.now),
   ])
   if (inserted.results.length === 0) return { written: false, scopeBytes: Number((total.results[0] as { bytes: number }).bytes) }
   const prev = previous.results[0] as { kind: string; version: string | null } | undefined
@@ -107,11 +99,7 @@ export async function expiredVariableBlobs(db: D1Database, now: number, limit: n
 /** Deletes the given expired variables (after their blobs were dropped). */
 export async function deleteVariables(db: D1Database, rows: VariableBlobRow[], now: number): Promise<void> {
   if (rows.length === 0) return
-  await db.batch(
-    rows.map((r) =>
-      db.prepare('DELETE FROM variables WHERE account_id = ? AND workflow_id = ? AND name = ? AND expires_at <= ?').bind(r.account_id, r.workflow_id, r.name, now),
-    ),
-  )
+  await db.batch(rows.map((r) => db.prepare('DELETE FROM variables WHERE account_id = ? AND workflow_id = ? AND name = ? AND expires_at <= ?').bind(r.account_id, r.workflow_id, r.name, now)))
 }
 
 /**

@@ -22,8 +22,5 @@ export function errorBody(status: number, message: string, code: string, details
 export function errorResponse(c: Context, err: ApiError): Response {
   for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
   if (err.status === 401) c.header('WWW-Authenticate', bearerChallenge(c.req.url, c.req.header('authorization') !== undefined, err.message))
-  return c.json(
-    errorBody(err.status, err.message, err.code, err.details, c.get('requestId') ?? ''),
-    err.status as ContentfulStatusCode,
-  )
+  return c.json(errorBody(err.status, err.message, err.code, err.details, c.get('requestId') ?? ''), err.status as ContentfulStatusCode)
 }

@@ -29,9 +29,7 @@ export function toApiError(err: unknown): ApiError | null {
     }
     case 'UnresolvedReference': {
       const e = err as UnresolvedReferenceError
-      return new ApiError('UNRESOLVED_REFERENCE', `Unresolved reference in ${e.field}: {{${e.reference}}} ${e.reason}`, [
-        { path: e.field, message: `{{${e.reference}}} ${e.reason}` },
-      ])
+      return new ApiError('UNRESOLVED_REFERENCE', `Unresolved reference in ${e.field}: {{${e.reference}}} ${e.reason}`, [{ path: e.field, message: `{{${e.reference}}} ${e.reason}` }])
     }
     case 'ExpansionTooLarge': {
       const e = err as ExpansionTooLargeError
@@ -68,4 +66,3 @@ export function isTransient(err: unknown): boolean {
   if (api) return api.status === 429 || api.status === 502 || api.status === 504
   return true
 }
-

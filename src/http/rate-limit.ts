@@ -92,10 +92,7 @@ export class RateLimitAdmission implements Admission {
     const left = (w: Window) => Math.max(0, w.limit - w.count)
     // Allowed: the limit closest to running out. Refused: of the limits used up, the one that frees last.
     const usedUp = windows.filter((w) => w.count >= w.limit)
-    const binding =
-      count.allowed || usedUp.length === 0
-        ? windows.reduce((best, w) => (left(w) < left(best) ? w : best))
-        : usedUp.reduce((best, w) => (w.resetAt > best.resetAt ? w : best))
+    const binding = count.allowed || usedUp.length === 0 ? windows.reduce((best, w) => (left(w) < left(best) ? w : best)) : usedUp.reduce((best, w) => (w.resetAt > best.resetAt ? w : best))
     const resetSeconds = Math.max(1, Math.ceil((binding.resetAt - this.now) / 1000))
     this.headers = {
       'ratelimit-limit': String(binding.limit),
@@ -107,13 +104,11 @@ export class RateLimitAdmission implements Admission {
     this.refused = true
     if (refusedUntil.size >= REFUSED_ENTRIES) refusedUntil.clear()
     refusedUntil.set(binding.scope === 'account' ? this.accountId : this.tokenId, binding.resetAt)
-    const whose = binding.scope === 'account' ? 'this account (all its tokens together)' : 'this token (its own limit, below the account\'s)'
-    throw new ApiError(
-      'RATE_LIMITED',
-      `Rate limit exceeded: ${binding.limit} requests per ${binding.unit} for ${whose}; retry in ${resetSeconds} s`,
-      [],
-      { ...this.headers, 'retry-after': String(resetSeconds) },
-    )
+    const whose = binding.scope === 'account' ? 'this account (all its tokens together)' : "this token (its own limit, below the account's)"
+    throw new ApiError('RATE_LIMITED', `Rate limit exceeded: ${binding.limit} requests per ${binding.unit} for ${whose}; retry in ${resetSeconds} s`, [], {
+      ...this.headers,
+      'retry-after': String(resetSeconds),
+    })
   }
 }
 

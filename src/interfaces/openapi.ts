@@ -57,7 +57,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'The body, the input after resolving references, a variable or a variable scope is larger than its limit',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json',
   UNPROCESSABLE: 'The input is well-formed but cannot be acted on',
-  RATE_LIMITED: "The account (all its tokens together) or the token (its own lower limit) used up its per-minute or per-day requests; see retry-after",
+  RATE_LIMITED: 'The account (all its tokens together) or the token (its own lower limit) used up its per-minute or per-day requests; see retry-after',
   QUOTA_EXCEEDED: 'The account holds as many active tokens, agents or queued runs in flight as its settings allow; the message names the setting and what frees one',
   UPSTREAM_RATE_LIMITED: 'An upstream service rate-limited the request',
   INTERNAL: 'Unexpected failure; the message carries the request id',
@@ -90,9 +90,7 @@ function errorResponses(): Record<string, unknown> {
           schema: {
             allOf: [ref('schemas', 'Error'), { type: 'object', properties: { status: { const: status }, code: { enum: codes } } }],
           },
-          examples: Object.fromEntries(
-            codes.map((code) => [code, { value: { status, response: null, error: ERROR_MEANING[code], code, details: [], request_id: 'req_4bXoQ2m9sTz1VdK8pLr3' } }]),
-          ),
+          examples: Object.fromEntries(codes.map((code) => [code, { value: { status, response: null, error: ERROR_MEANING[code], code, details: [], request_id: 'req_4bXoQ2m9sTz1VdK8pLr3' } }])),
         },
       },
     }
@@ -191,7 +189,11 @@ function actionOperation(a: AnyAction): Operation {
     summary: a.summary,
     description: a.description ?? a.summary,
     tags: ['Actions'],
-    parameters: [a.requiresWorkflowId ? { ...WORKFLOW_ID_PARAMETER, required: true, description: 'Variable scope this action reads or writes; required' } : ref('parameters', 'WorkflowId'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Prefer')],
+    parameters: [
+      a.requiresWorkflowId ? { ...WORKFLOW_ID_PARAMETER, required: true, description: 'Variable scope this action reads or writes; required' } : ref('parameters', 'WorkflowId'),
+      ref('parameters', 'IdempotencyKey'),
+      ref('parameters', 'Prefer'),
+    ],
     requestBody,
     responses,
     ...annotationsOf(a),
@@ -221,7 +223,11 @@ function actionPaths(): Record<string, unknown> {
       requestBody: { required: true, content: { 'application/json': { schema: anyObject, examples: { example1: { value: { domain: 'example.com' } } } } } },
       responses: {
         ...ok("The agent's output", {}),
-        '202': { description: 'Still running; poll the run', headers: { 'x-run-id': ref('headers', 'RunId'), Location: ref('headers', 'Location') }, content: { 'application/json': { schema: ref('schemas', 'QueuedRun') } } },
+        '202': {
+          description: 'Still running; poll the run',
+          headers: { 'x-run-id': ref('headers', 'RunId'), Location: ref('headers', 'Location') },
+          content: { 'application/json': { schema: ref('schemas', 'QueuedRun') } },
+        },
         ...errors(...BODY_ERRORS, 401, 403, 404, 409, 429, 500, 502, 503, 504),
       },
     },
@@ -236,8 +242,7 @@ const errorsFor = (r: MountedRoute): number[] => {
   return [...statuses].sort((x, y) => x - y)
 }
 
-const asSchema = (s: z.ZodType | Schema | undefined, dir: 'input' | 'output'): Schema =>
-  s === undefined ? {} : s instanceof z.ZodType ? (dir === 'input' ? inputSchema(s) : outputSchema(s)) : s
+const asSchema = (s: z.ZodType | Schema | undefined, dir: 'input' | 'output'): Schema => (s === undefined ? {} : s instanceof z.ZodType ? (dir === 'input' ? inputSchema(s) : outputSchema(s)) : s)
 
 function responseOf(spec: ResponseSpec, status: number, security: Security): Record<string, unknown> {
   const headers = { 'x-request-id': ref('headers', 'RequestId'), ...(security === 'bearer' ? rateLimitHeaders() : {}), ...spec.headers }
@@ -345,20 +350,38 @@ function components(): Record<string, unknown> {
       Account: {
         type: 'object',
         required: ['id', 'name', 'rate_limit_per_minute', 'rate_limit_per_day', 'created_at'],
-        properties: { id: { type: 'string' }, name: { type: 'string' }, rate_limit_per_minute: { type: ['integer', 'null'] }, rate_limit_per_day: { type: ['integer', 'null'] }, created_at: { type: 'string', format: 'date-time' } },
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          rate_limit_per_minute: { type: ['integer', 'null'] },
+          rate_limit_per_day: { type: ['integer', 'null'] },
+          created_at: { type: 'string', format: 'date-time' },
+        },
       },
       Team: { type: 'object', required: ['id', 'name', 'created_at'], properties: { id: { type: 'string' }, name: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } } },
       JsonRpcMessage: {
         type: 'object',
         description: 'A JSON-RPC 2.0 response (result or error)',
         required: ['jsonrpc'],
-        properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: {}, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } } },
+        properties: {
+          jsonrpc: { const: '2.0' },
+          id: { type: ['string', 'integer', 'null'] },
+          result: {},
+          error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+        },
       },
       Me: { type: 'object', properties: { account_id: { type: 'string' }, account_name: { type: 'string' }, token_id: { type: 'string' }, team_ids: { type: 'array', items: { type: 'string' } } } },
       Agent: {
         type: 'object',
         additionalProperties: true,
-        properties: { id: { type: 'string' }, slug: { type: ['string', 'null'] }, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['public', 'private', 'team'] }, access: ref('schemas', 'AgentAccess') },
+        properties: {
+          id: { type: 'string' },
+          slug: { type: ['string', 'null'] },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          visibility: { enum: ['public', 'private', 'team'] },
+          access: ref('schemas', 'AgentAccess'),
+        },
       },
       AgentAccess: {
         type: 'object',
@@ -408,8 +431,20 @@ function components(): Record<string, unknown> {
     responses: errorResponses(),
     parameters: {
       WorkflowId: WORKFLOW_ID_PARAMETER,
-      IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: "Same key and body returns the first run's result; a different body is a 409", schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' } },
-      Prefer: { name: 'Prefer', in: 'header', required: false, description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202 from any action (which may then also name a `callback_url` in the body)', schema: { type: 'string', examples: ['wait=10', 'respond-async'] } },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: "Same key and body returns the first run's result; a different body is a 409",
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      },
+      Prefer: {
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description: '`wait=<seconds>` to wait for a queued action (capped), or `respond-async` for an immediate 202 from any action (which may then also name a `callback_url` in the body)',
+        schema: { type: 'string', examples: ['wait=10', 'respond-async'] },
+      },
     },
     headers: {
       RequestId: { description: 'Request id (an incoming well-formed one is echoed)', schema: { type: 'string' } },
@@ -421,7 +456,10 @@ function components(): Record<string, unknown> {
       RunId: { description: 'Id of the run this call created', schema: { type: 'string' } },
       Location: { description: 'Path of the run to poll', schema: { type: 'string' } },
       Allow: { description: 'Allowed methods', schema: { type: 'string' } },
-      WwwAuthenticate: { description: 'Bearer challenge: `resource_metadata` (RFC 9728) on API and MCP routes, and `error="invalid_token"` when a token was sent but refused', schema: { type: 'string' } },
+      WwwAuthenticate: {
+        description: 'Bearer challenge: `resource_metadata` (RFC 9728) on API and MCP routes, and `error="invalid_token"` when a token was sent but refused',
+        schema: { type: 'string' },
+      },
     },
   }
 }

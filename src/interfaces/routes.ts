@@ -10,29 +10,37 @@ import { openApiDocument } from './openapi'
 /** `GET /v1/openapi.json` and `GET /docs`: public, generated from the route table and the action registry. */
 export function referenceRoutes(table: RouteTable) {
   let doc: Record<string, unknown> | undefined
-  return new Router('Meta')
-    .get(
-      '/v1/openapi.json',
-      { operationId: 'openapi', summary: 'This document', response: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } } },
-      (c) => {
-        c.header('cache-control', 'public, max-age=300')
-        c.header('access-control-allow-origin', '*')
-        // The table is complete once the app is built; the first request renders the document.
-        doc ??= openApiDocument(table.routes)
-        return c.json(doc)
-      },
-    )
-    // RFC 9728: how to present a token to this API and to /mcp; MCP clients look here after a 401.
-    .get(RESOURCE_METADATA_PATH, { operationId: 'resourceMetadata', summary: 'Protected resource metadata of the API (RFC 9728)', description: PRM_DESCRIPTION, response: PRM_RESPONSE }, (c) =>
-      metadataResponse(c.req.url, ''),
-    )
-    .get(`${RESOURCE_METADATA_PATH}/mcp`, { operationId: 'mcpResourceMetadata', summary: 'Protected resource metadata of /mcp (RFC 9728)', description: PRM_DESCRIPTION, response: PRM_RESPONSE }, (c) =>
-      metadataResponse(c.req.url, '/mcp'),
-    )
-    .get('/docs', { operationId: 'docs', summary: 'Interactive reference page', response: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } }, (c) => {
-      c.header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
-      return c.html(DOCS_PAGE)
-    })
+  return (
+    new Router('Meta')
+      .get(
+        '/v1/openapi.json',
+        {
+          operationId: 'openapi',
+          summary: 'This document',
+          response: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } },
+        },
+        (c) => {
+          c.header('cache-control', 'public, max-age=300')
+          c.header('access-control-allow-origin', '*')
+          // The table is complete once the app is built; the first request renders the document.
+          doc ??= openApiDocument(table.routes)
+          return c.json(doc)
+        },
+      )
+      // RFC 9728: how to present a token to this API and to /mcp; MCP clients look here after a 401.
+      .get(RESOURCE_METADATA_PATH, { operationId: 'resourceMetadata', summary: 'Protected resource metadata of the API (RFC 9728)', description: PRM_DESCRIPTION, response: PRM_RESPONSE }, (c) =>
+        metadataResponse(c.req.url, ''),
+      )
+      .get(
+        `${RESOURCE_METADATA_PATH}/mcp`,
+        { operationId: 'mcpResourceMetadata', summary: 'Protected resource metadata of /mcp (RFC 9728)', description: PRM_DESCRIPTION, response: PRM_RESPONSE },
+        (c) => metadataResponse(c.req.url, '/mcp'),
+      )
+      .get('/docs', { operationId: 'docs', summary: 'Interactive reference page', response: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } }, (c) => {
+        c.header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+        return c.html(DOCS_PAGE)
+      })
+  )
 }
 
 const PRM_DESCRIPTION =
@@ -68,10 +76,15 @@ const envelopeOrRpc = { 'application/json': { schema: { anyOf: [schemaRef('Error
 /** `POST /mcp`: the MCP server; the Origin check runs before auth so a foreign page learns nothing. */
 export function mcpRoutes() {
   const router = new Router('MCP')
-  router.app.post('/', async (c, next) => {
-    checkOrigin(c)
-    await next()
-  }, requireAuth, rateLimit)
+  router.app.post(
+    '/',
+    async (c, next) => {
+      checkOrigin(c)
+      await next()
+    },
+    requireAuth,
+    rateLimit,
+  )
   return router.post(
     '/',
     {
@@ -79,8 +92,23 @@ export function mcpRoutes() {
       summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
       description:
         'JSON-RPC 2.0 over Streamable HTTP: initialize, tools/list, tools/call, ping. Tools are the actions and the agents the token can see (invoke_agent_<id>). Send `Accept: application/json, text/event-stream` (anything else is a 406) and `Content-Type: application/json` (else 415). Browser origins other than this service are refused (403). Errors of the MCP transport (400, 406, 415) carry a JSON-RPC error object, not the error envelope.',
-      headers: [{ name: 'Accept', in: 'header', required: true, description: 'Must accept both application/json and text/event-stream', schema: { type: 'string', const: 'application/json, text/event-stream' } }],
-      body: { schema: { type: 'object', required: ['jsonrpc', 'method'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } } }, examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }] },
+      headers: [
+        {
+          name: 'Accept',
+          in: 'header',
+          required: true,
+          description: 'Must accept both application/json and text/event-stream',
+          schema: { type: 'string', const: 'application/json, text/event-stream' },
+        },
+      ],
+      body: {
+        schema: {
+          type: 'object',
+          required: ['jsonrpc', 'method'],
+          properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } },
+        },
+        examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+      },
       response: { description: 'JSON-RPC response', content: { ...jsonRpc, 'text/event-stream': { schema: { type: 'string' } } } },
       alternatives: {
         '202': { description: 'A notification was accepted (no body)', content: {} },

@@ -12,10 +12,7 @@ export function toHex(bytes: Uint8Array): string {
 
 /** Constant-time string comparison (lengths are compared after hashing so they do not leak either). */
 export async function safeEqual(a: string, b: string): Promise<boolean> {
-  const [ha, hb] = await Promise.all([
-    crypto.subtle.digest('SHA-256', encoder.encode(a)),
-    crypto.subtle.digest('SHA-256', encoder.encode(b)),
-  ])
+  const [ha, hb] = await Promise.all([crypto.subtle.digest('SHA-256', encoder.encode(a)), crypto.subtle.digest('SHA-256', encoder.encode(b))])
   return crypto.subtle.timingSafeEqual(ha, hb)
 }
 

@@ -90,11 +90,17 @@ function Plan({ items }: { items: Json[] }) {
                     <details>
                       <summary>pages</summary>
                       <ul class="values">
-                        {pages.map((p) => <li><ExternalLink href={p} /></li>)}
+                        {pages.map((p) => (
+                          <li>
+                            <ExternalLink href={p} />
+                          </li>
+                        ))}
                       </ul>
                       {examples.length ? (
                         <ul class="values muted">
-                          {examples.map((e) => <li>{str(e) ?? ''}</li>)}
+                          {examples.map((e) => (
+                            <li>{str(e) ?? ''}</li>
+                          ))}
                         </ul>
                       ) : null}
                     </details>
@@ -130,7 +136,9 @@ function Cannibalization({ groups }: { groups: Json[] }) {
                     const other = Object.fromEntries(Object.entries(ev).filter(([k]) => !['in_title', 'in_h1', 'in_url', 'body_mentions'].includes(k)))
                     return (
                       <tr>
-                        <td><ExternalLink href={p.url} /></td>
+                        <td>
+                          <ExternalLink href={p.url} />
+                        </td>
                         <td>{str(p.title) ?? ''}</td>
                         <td>{str(p.score) ?? ''}</td>
                         <td>
@@ -162,7 +170,9 @@ function Inventory({ rows }: { rows: Json[] }) {
           Kind{' '}
           <select name="kind">
             <option value="">all</option>
-            {kinds.map((k) => <option value={k}>{k}</option>)}
+            {kinds.map((k) => (
+              <option value={k}>{k}</option>
+            ))}
           </select>
         </label>
         <label>
@@ -182,7 +192,9 @@ function Inventory({ rows }: { rows: Json[] }) {
               const issues = arr(r.issues).filter(isObject)
               return (
                 <tr data-kind={str(r.kind) ?? 'other'} data-seo={str(r.seo_score) ?? ''} data-issues={String(issues.length)} data-text={`${str(r.url) ?? ''} ${str(r.title) ?? ''}`.toLowerCase()}>
-                  <td><ExternalLink href={r.url} /></td>
+                  <td>
+                    <ExternalLink href={r.url} />
+                  </td>
                   <td>{str(r.kind) ?? ''}</td>
                   <td>{str(r.status) ?? '—'}</td>
                   <td>{str(r.title) ?? ''}</td>

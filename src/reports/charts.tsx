@@ -60,9 +60,7 @@ export function BarChart({ title, buckets, series, id }: { title: string; bucket
   return (
     <figure class="chart">
       <svg width="100%" viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={`${id}-title`}>
-        <title id={`${id}-title`}>
-          {`${title}: ${series.map((s) => `${s.name} ${buckets.map((b, i) => `${b}: ${s.counts[i] ?? 0}`).join(', ')}`).join('; ')}`}
-        </title>
+        <title id={`${id}-title`}>{`${title}: ${series.map((s) => `${s.name} ${buckets.map((b, i) => `${b}: ${s.counts[i] ?? 0}`).join(', ')}`).join('; ')}`}</title>
         {ticks.map((t) => {
           const y = top + plotH - (plotH * t) / max
           return (

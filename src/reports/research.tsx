@@ -52,7 +52,11 @@ function Section({ name, section, images }: { name: string; section: Json; image
         <details open={sources.length <= 5}>
           <summary>Sources ({String(sources.length)})</summary>
           <ul class="values">
-            {sources.map((s) => <li><ExternalLink href={s} /></li>)}
+            {sources.map((s) => (
+              <li>
+                <ExternalLink href={s} />
+              </li>
+            ))}
           </ul>
         </details>
       ) : null}
@@ -87,7 +91,9 @@ export function ResearchReport({ report, runId, images }: { report: Json; runId:
           </ul>
         </section>
       ) : null}
-      {entries.map(([name, v]) => <Section name={name} section={v} images={images} />)}
+      {entries.map(([name, v]) => (
+        <Section name={name} section={v} images={images} />
+      ))}
     </div>
   )
 }

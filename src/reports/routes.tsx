@@ -78,40 +78,44 @@ export function reportPageRoutes() {
       query: z.object({
         token_id: z.string().optional().describe('Signed link: the token that asked for it'),
         expires: z.string().regex(/^\d+$/).optional().describe('Signed link: Unix seconds it ends at'),
-        signature: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('Signed link: hex HMAC-SHA256'),
+        signature: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .optional()
+          .describe('Signed link: hex HMAC-SHA256'),
       }),
       response: { description: 'The report page', content: { 'text/html': { schema: { type: 'string' } } } },
       errors: [404],
     },
     async (c) => {
-    const accountId = c.get('principal').accountId
-    const id = c.req.param('id')
-    const run = await getOwnRun(c.env.DB, accountId, id)
-    if (!run || !REPORT_ACTIONS.includes(run.action)) throw noReport(id)
-    let title: string
-    let body: Child
-    if (run.state !== 'succeeded') {
-      title = `Run ${run.id}`
-      body = <NotFinished run={run} />
-    } else {
-      const output = await readRunOutput(c.env.CACHE, run)
-      const report = isObject(output) ? output : {}
-      if (run.action === contentAuditAction.name) {
-        title = `Content audit: ${typeof report.website_url === 'string' ? report.website_url : run.id}`
-        body = <AuditReport audit={report} runId={run.id} />
+      const accountId = c.get('principal').accountId
+      const id = c.req.param('id')
+      const run = await getOwnRun(c.env.DB, accountId, id)
+      if (!run || !REPORT_ACTIONS.includes(run.action)) throw noReport(id)
+      let title: string
+      let body: Child
+      if (run.state !== 'succeeded') {
+        title = `Run ${run.id}`
+        body = <NotFinished run={run} />
       } else {
-        title = `Company research: ${typeof report.domain === 'string' ? report.domain : run.id}`
-        body = <ResearchReport report={report} runId={run.id} images={await loadImages(c.env.CACHE, accountId, artifactIds(report))} />
+        const output = await readRunOutput(c.env.CACHE, run)
+        const report = isObject(output) ? output : {}
+        if (run.action === contentAuditAction.name) {
+          title = `Content audit: ${typeof report.website_url === 'string' ? report.website_url : run.id}`
+          body = <AuditReport audit={report} runId={run.id} />
+        } else {
+          title = `Company research: ${typeof report.domain === 'string' ? report.domain : run.id}`
+          body = <ResearchReport report={report} runId={run.id} images={await loadImages(c.env.CACHE, accountId, artifactIds(report))} />
+        }
       }
-    }
-    const html = await renderDocument(<ReportLayout title={title}>{body}</ReportLayout>)
-    return c.html(html, 200, {
-      'content-security-policy': REPORT_CSP,
-      // The URL may carry a signed link: never sent on to the sites the report links to.
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'private, no-store',
-      'x-content-type-options': 'nosniff',
-    })
+      const html = await renderDocument(<ReportLayout title={title}>{body}</ReportLayout>)
+      return c.html(html, 200, {
+        'content-security-policy': REPORT_CSP,
+        // The URL may carry a signed link: never sent on to the sites the report links to.
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'private, no-store',
+        'x-content-type-options': 'nosniff',
+      })
     },
   )
 }

@@ -66,7 +66,13 @@ export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Ch
             <TableHead columns={keys.map(label)} />
             <tbody>
               {shown.map((o) => (
-                <tr>{keys.map((k) => <td><Value value={(o as Record<string, Json>)[k]} depth={depth + 1} /></td>)}</tr>
+                <tr>
+                  {keys.map((k) => (
+                    <td>
+                      <Value value={(o as Record<string, Json>)[k]} depth={depth + 1} />
+                    </td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -76,7 +82,11 @@ export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Ch
     }
     return (
       <ul class="values">
-        {shown.map((v) => <li><Value value={v} depth={depth + 1} /></li>)}
+        {shown.map((v) => (
+          <li>
+            <Value value={v} depth={depth + 1} />
+          </li>
+        ))}
         {rest > 0 ? <li class="muted">… and {rest} more</li> : null}
       </ul>
     )
@@ -88,7 +98,9 @@ export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Ch
       {entries.slice(0, 60).map(([k, v]) => (
         <div>
           <dt>{label(k)}</dt>
-          <dd><Value value={v} depth={depth + 1} /></dd>
+          <dd>
+            <Value value={v} depth={depth + 1} />
+          </dd>
         </div>
       ))}
     </dl>
@@ -137,7 +149,9 @@ export function ReportLayout({ title, children }: { title: string; children?: Ch
       <PageHead title={title} script="/console/assets/report.js" />
       <body class="report">
         <header class="top">
-          <a href="/console" class="brand">Agent Action API console</a>
+          <a href="/console" class="brand">
+            Agent Action API console
+          </a>
         </header>
         <main id="main">{children}</main>
       </body>

@@ -51,7 +51,10 @@ export function normalizeDomain(raw: string): string {
 /** True when `url`'s host is `domain` or a subdomain of it (www. ignored). */
 export function hostMatches(url: string, domain: string): boolean {
   try {
-    const host = new URL(url).hostname.toLowerCase().replace(/\.+$/, '').replace(/^www\./, '')
+    const host = new URL(url).hostname
+      .toLowerCase()
+      .replace(/\.+$/, '')
+      .replace(/^www\./, '')
     return host === domain || host.endsWith(`.${domain}`)
   } catch {
     return false

@@ -150,8 +150,10 @@ export const ORGANIZATION_TYPES = ['Organization', 'Corporation', 'LocalBusiness
 
 export function ldOfType(facts: PageFacts[], types: string[]): Record<string, unknown>[] {
   const wanted = new Set(types)
-  return facts.flatMap((f) => f.jsonLd).filter((o) => {
-    const t = o['@type']
-    return Array.isArray(t) ? t.some((x) => wanted.has(String(x))) : wanted.has(String(t))
-  })
+  return facts
+    .flatMap((f) => f.jsonLd)
+    .filter((o) => {
+      const t = o['@type']
+      return Array.isArray(t) ? t.some((x) => wanted.has(String(x))) : wanted.has(String(t))
+    })
 }

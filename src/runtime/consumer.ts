@@ -147,13 +147,7 @@ async function handleQueue(batch: MessageBatch<JobMessage>, env: Env, ctx: Execu
       }
       try {
         if (deadLetters) {
-          const ended = await failRun(
-            env.DB,
-            runId,
-            { message: `The job failed after ${MAX_DELIVERIES} attempts and was dead-lettered`, code: 'INTERNAL', status: 500 },
-            null,
-            Date.now(),
-          )
+          const ended = await failRun(env.DB, runId, { message: `The job failed after ${MAX_DELIVERIES} attempts and was dead-lettered`, code: 'INTERNAL', status: 500 }, null, Date.now())
           if (ended) await deliverCallback(rt, runId)
           msg.ack()
           return

@@ -226,9 +226,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const mode = caller.respondAsync ? 'queued' : await decideMode(action, input, ctx)
   if (mode !== 'inline') await gate?.admit()
   if (callbackUrl && mode === 'inline') {
-    throw new ApiError('VALIDATION_FAILED', 'callback_url is only accepted when the action runs queued', [
-      { path: '/callback_url', message: 'This call runs inline and answers in the response' },
-    ])
+    throw new ApiError('VALIDATION_FAILED', 'callback_url is only accepted when the action runs queued', [{ path: '/callback_url', message: 'This call runs inline and answers in the response' }])
   }
   await collectSecrets(action, input, ctx)
   const recorded = recordedInput(action, input, ctx.secrets)
@@ -261,9 +259,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
     if (existing === 'full') throw queueFull(rt.config.maxQueuedRunsPerAccount)
     if (existing) {
       if (existing.body_hash !== bodyHash) {
-        throw new ApiError('CONFLICT', 'This Idempotency-Key was already used with a different request body or action', [
-          { path: '/', message: `Idempotency-Key belongs to run ${existing.run_id}` },
-        ])
+        throw new ApiError('CONFLICT', 'This Idempotency-Key was already used with a different request body or action', [{ path: '/', message: `Idempotency-Key belongs to run ${existing.run_id}` }])
       }
       const prior = await waitForRun(rt.env, existing.run_id, caller.waitSeconds)
       if (!prior) throw new ApiError('CONFLICT', 'The run of this Idempotency-Key no longer exists')

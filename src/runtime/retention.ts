@@ -36,7 +36,10 @@ export async function purgeStored(env: Env, config: Config, now: number): Promis
   while (stats.blobs < MAX_BLOB_DELETES && steps++ < MAX_STEPS) {
     const rows = await expiredVariableBlobs(env.DB, now, Math.min(ROWS_PER_STEP, MAX_BLOB_DELETES - stats.blobs))
     if (rows.length === 0) break
-    await deleteBlobs(env.CACHE, rows.map((r) => blobKeys.variable(r.account_id, r.workflow_id, r.name, r.version)))
+    await deleteBlobs(
+      env.CACHE,
+      rows.map((r) => blobKeys.variable(r.account_id, r.workflow_id, r.name, r.version)),
+    )
     await deleteVariables(env.DB, rows, now)
     stats.variables += rows.length
     stats.blobs += rows.length
@@ -55,7 +58,10 @@ export async function purgeStored(env: Env, config: Config, now: number): Promis
     }
     for (const s of kvSteps) keys.push(blobKeys.step(s.run_id, s.step))
     await deleteBlobs(env.CACHE, keys)
-    await deleteRuns(env.DB, runs.map((r) => r.id))
+    await deleteRuns(
+      env.DB,
+      runs.map((r) => r.id),
+    )
     stats.runs += runs.length
     stats.blobs += keys.length
   }

@@ -61,28 +61,52 @@ async function presentRun(cache: KVNamespace, r: RunRow, withOutput: boolean) {
 /** `/v1/runs`: the caller's own runs; another account's run is a 404. */
 export function runRoutes() {
   const app = new Router('Runs')
-  app.get('/', { operationId: 'listRuns', summary: "List the account's runs, newest first", query: ListQuery, response: { description: 'Runs (without outputs)', schema: { type: 'array', items: schemaRef('Run') }, extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } } } }, async (c) => {
-    const q = parseOrThrow(ListQuery, c.req.query())
-    const rows = await listRuns(c.env.DB, {
-      accountId: c.get('principal').accountId,
-      action: q.action,
-      state: q.state,
-      before: q.cursor ? decodeCursor(q.cursor) : undefined,
-      limit: q.limit,
-    })
-    const next = rows.length === q.limit ? encodeCursor(rows[rows.length - 1]) : null
-    return c.json({ status: 200, response: await Promise.all(rows.map((r) => presentRun(c.env.CACHE, r, false))), next_cursor: next })
-  })
-  app.get('/:id', { operationId: 'getRun', summary: 'Read a run; `wait` long-polls until it finishes', params: { id: { description: 'Run id (run_...)' } }, query: GetQuery, response: { description: 'The run, with its output once it succeeded', schema: schemaRef('Run') }, errors: [404] }, async (c) => {
-    const accountId = c.get('principal').accountId
-    const id = c.req.param('id')
-    const { wait = 0 } = parseOrThrow(GetQuery, c.req.query())
-    let run = await getOwnRun(c.env.DB, accountId, id)
-    if (!run) throw new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found`)
-    if (wait > 0 && (run.state === 'queued' || run.state === 'running')) {
-      run = (await waitForRun(c.env, id, Math.min(wait, c.get('config').queueWaitMaxSeconds))) ?? run
-    }
-    return c.json({ status: 200, response: await presentRun(c.env.CACHE, run, true) })
-  })
+  app.get(
+    '/',
+    {
+      operationId: 'listRuns',
+      summary: "List the account's runs, newest first",
+      query: ListQuery,
+      response: {
+        description: 'Runs (without outputs)',
+        schema: { type: 'array', items: schemaRef('Run') },
+        extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } },
+      },
+    },
+    async (c) => {
+      const q = parseOrThrow(ListQuery, c.req.query())
+      const rows = await listRuns(c.env.DB, {
+        accountId: c.get('principal').accountId,
+        action: q.action,
+        state: q.state,
+        before: q.cursor ? decodeCursor(q.cursor) : undefined,
+        limit: q.limit,
+      })
+      const next = rows.length === q.limit ? encodeCursor(rows[rows.length - 1]) : null
+      return c.json({ status: 200, response: await Promise.all(rows.map((r) => presentRun(c.env.CACHE, r, false))), next_cursor: next })
+    },
+  )
+  app.get(
+    '/:id',
+    {
+      operationId: 'getRun',
+      summary: 'Read a run; `wait` long-polls until it finishes',
+      params: { id: { description: 'Run id (run_...)' } },
+      query: GetQuery,
+      response: { description: 'The run, with its output once it succeeded', schema: schemaRef('Run') },
+      errors: [404],
+    },
+    async (c) => {
+      const accountId = c.get('principal').accountId
+      const id = c.req.param('id')
+      const { wait = 0 } = parseOrThrow(GetQuery, c.req.query())
+      let run = await getOwnRun(c.env.DB, accountId, id)
+      if (!run) throw new ApiError('NOT_FOUND', `Run "${id.slice(0, 64)}" not found`)
+      if (wait > 0 && (run.state === 'queued' || run.state === 'running')) {
+        run = (await waitForRun(c.env, id, Math.min(wait, c.get('config').queueWaitMaxSeconds))) ?? run
+      }
+      return c.json({ status: 200, response: await presentRun(c.env.CACHE, run, true) })
+    },
+  )
   return app
 }

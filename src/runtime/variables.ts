@@ -84,7 +84,14 @@ export async function writeVariable(scope: VariableScope, name: string, value: u
   const key = blobKeys.variable(scope.accountId, scope.workflowId, name, version)
   const stored = await storeText(scope.cache, key, text)
   const result = await putVariable(scope.db, scope.accountId, scope.workflowId, {
-    name, value: stored.text, kind: stored.kind, size, version, now, expiresAt, maxScopeBytes: config.maxScopeBytes,
+    name,
+    value: stored.text,
+    kind: stored.kind,
+    size,
+    version,
+    now,
+    expiresAt,
+    maxScopeBytes: config.maxScopeBytes,
   })
   if (!result.written) {
     if (stored.kind !== 'inline') await scope.cache.delete(key)

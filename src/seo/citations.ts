@@ -112,7 +112,17 @@ export async function citationGaps(ctx: ActionContext, questions: ResearchQuesti
     const access = await engine.access(ctx)
     if (access) configured.push({ engine, access })
     else
-      reports.push({ engine: engine.id, label: engine.label, status: 'unavailable', source: engine.id, measured_at: null, note: `Not configured: set ${engine.setting}`, model: null, questions_asked: 0, questions_answered: 0 })
+      reports.push({
+        engine: engine.id,
+        label: engine.label,
+        status: 'unavailable',
+        source: engine.id,
+        measured_at: null,
+        note: `Not configured: set ${engine.setting}`,
+        model: null,
+        questions_asked: 0,
+        questions_answered: 0,
+      })
   }
   if (configured.length === 0) {
     return {
@@ -145,7 +155,19 @@ export async function citationGaps(ctx: ActionContext, questions: ResearchQuesti
         note: a.cited_urls.length ? `${a.cited_urls.length} cited URLs` : 'answered without citations',
       }
     } catch (err) {
-      return { engine: c.engine.id, status: 'error', measured_at: nowIso(), model: c.access.model, cited_domains: [], cited_urls: [], site_cited: false, site_urls: [], competitors_cited: [], answer_excerpt: null, note: errorText(err) }
+      return {
+        engine: c.engine.id,
+        status: 'error',
+        measured_at: nowIso(),
+        model: c.access.model,
+        cited_domains: [],
+        cited_urls: [],
+        site_cited: false,
+        site_urls: [],
+        competitors_cited: [],
+        answer_excerpt: null,
+        note: errorText(err),
+      }
     }
   })
   const perQuestion: QuestionCitations[] = questions.map((q, qi) => {
@@ -157,7 +179,11 @@ export async function citationGaps(ctx: ActionContext, questions: ResearchQuesti
   for (const { engine, access } of configured) {
     const mine = answers.filter((a) => a.engine === engine.id)
     const ok = mine.filter((a) => a.status === 'ok')
-    const last = mine.map((a) => a.measured_at).sort().at(-1) ?? nowIso()
+    const last =
+      mine
+        .map((a) => a.measured_at)
+        .sort()
+        .at(-1) ?? nowIso()
     const firstError = mine.find((a) => a.status === 'error')?.note
     reports.push({
       engine: engine.id,
@@ -181,7 +207,10 @@ export async function citationGaps(ctx: ActionContext, questions: ResearchQuesti
     measured_at: nowIso(),
     note: anyOk
       ? `${questions.length} questions asked to ${configured.map((c) => c.engine.id).join(', ')}; ${answered.length} of ${answers.length} answers received; domains compared by registrable domain (${siteDomain})`
-      : `Every answer engine call failed (${reports.filter((r) => r.status === 'error').map((r) => `${r.engine}: ${r.note}`).join('; ')})`,
+      : `Every answer engine call failed (${reports
+          .filter((r) => r.status === 'error')
+          .map((r) => `${r.engine}: ${r.note}`)
+          .join('; ')})`,
     engines: reports,
     questions: perQuestion,
     gaps,

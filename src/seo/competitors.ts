@@ -66,5 +66,11 @@ export function competitorLandscape(citations: CitationPart, keywords: KeywordPa
   if (sources.length === 0) {
     return { status: 'unavailable', source: 'none', measured_at: null, note: 'No answer engine and no SERP provider answered, so no competitor was observed', competitors: [] }
   }
-  return { status: 'ok', source: sources.join(' + '), measured_at: nowIso(), note: `Domains ranked by citations plus SERP appearances (from ${sources.join(' and ')}); ${siteDomain} excluded`, competitors }
+  return {
+    status: 'ok',
+    source: sources.join(' + '),
+    measured_at: nowIso(),
+    note: `Domains ranked by citations plus SERP appearances (from ${sources.join(' and ')}); ${siteDomain} excluded`,
+    competitors,
+  }
 }

@@ -42,7 +42,12 @@ export function templateQuestions(topic: string, depth: Depth, year = new Date()
 
 const ModelQuestions = z.object({
   questions: z
-    .array(z.object({ question: z.string().describe('The question as a person would type it into an AI assistant'), kind: z.string().describe('definition, how_to, comparison, best, cost, problem, trend, selection, benefits ...') }))
+    .array(
+      z.object({
+        question: z.string().describe('The question as a person would type it into an AI assistant'),
+        kind: z.string().describe('definition, how_to, comparison, best, cost, problem, trend, selection, benefits ...'),
+      }),
+    )
     .describe('Distinct, realistic questions'),
 })
 

@@ -72,7 +72,13 @@ export function gatherEvidence(citations: CitationPart, keywords: KeywordPart, c
     questions.forEach((q, i) => out.push({ id: `Q${i + 1}`, kind: 'question', text: `"${q.question}" (not asked: no answer engine answered)`, measured_by: 'not measured', urls: [] }))
   }
   competitors.competitors.slice(0, 10).forEach((c, i) =>
-    out.push({ id: `C${i + 1}`, kind: 'competitor', text: `${c.domain}: ${c.citations} citations, ${c.serp_appearances} SERP results`, measured_by: competitors.source, urls: c.examples.map((e) => e.url) }),
+    out.push({
+      id: `C${i + 1}`,
+      kind: 'competitor',
+      text: `${c.domain}: ${c.citations} citations, ${c.serp_appearances} SERP results`,
+      measured_by: competitors.source,
+      urls: c.examples.map((e) => e.url),
+    }),
   )
   return out
 }
@@ -119,7 +125,12 @@ export function ruleRecommendations(topic: string, citations: CitationPart, keyw
         content_type: k.site_ranks ? 'improve existing page' : 'new page',
         target_keyword: k.keyword,
         target_question: null,
-        outline: [`Title and H1 built on "${k.keyword}"`, `Cover the ${k.intent ?? 'main'} intent behind the search`, 'Sections matching the top-ranking pages’ subtopics, plus what they miss', 'Internal links from related pages of the site'],
+        outline: [
+          `Title and H1 built on "${k.keyword}"`,
+          `Cover the ${k.intent ?? 'main'} intent behind the search`,
+          'Sections matching the top-ranking pages’ subtopics, plus what they miss',
+          'Internal links from related pages of the site',
+        ],
         closes_gap: k.site_ranks ? `The site ranks #${k.site_position} (${k.site_url}); a stronger page can move it up` : 'The site does not rank for this keyword',
         evidence: [ev],
         priority: band(score),
@@ -189,7 +200,17 @@ const ModelRecs = z.object({
  */
 export async function contentRecommendations(
   ctx: ActionContext,
-  args: { topic: string; websiteUrl: string; focus: Focus; depth: Depth; citations: CitationPart; keywords: KeywordPart; competitors: CompetitorPart; questions: ResearchQuestion[]; pages: SitePage[] },
+  args: {
+    topic: string
+    websiteUrl: string
+    focus: Focus
+    depth: Depth
+    citations: CitationPart
+    keywords: KeywordPart
+    competitors: CompetitorPart
+    questions: ResearchQuestion[]
+    pages: SitePage[]
+  },
 ): Promise<RecommendationPart> {
   const evidence = gatherEvidence(args.citations, args.keywords, args.competitors, args.questions)
   const rules = (note: string): RecommendationPart => ({
@@ -213,7 +234,13 @@ export async function contentRecommendations(
         `Website: ${args.websiteUrl}`,
         `Topic: ${args.topic}`,
         `Optimization focus: ${args.focus}. Write ${COUNT[args.depth]} recommendations.`,
-        `Existing pages (titles): ${args.pages.map((p) => p.title).filter(Boolean).slice(0, 30).join(' | ') || 'unknown'}`,
+        `Existing pages (titles): ${
+          args.pages
+            .map((p) => p.title)
+            .filter(Boolean)
+            .slice(0, 30)
+            .join(' | ') || 'unknown'
+        }`,
         'Evidence:',
         ...evidence.map((e) => `${e.id} [${e.kind}, measured by ${e.measured_by}] ${e.text}`),
       ].join('\n'),
@@ -240,7 +267,13 @@ export async function contentRecommendations(
     }
     if (!items.length) return rules(`${model.info.id} gave no recommendation grounded in the evidence; rule-based recommendations`)
     items.sort((a, b) => b.priority_score - a.priority_score)
-    return { status: 'ok', source: `model:${model.info.id}`, measured_at: nowIso(), note: `Written by ${model.info.id} from ${evidence.length} evidence items; each cites its evidence; priorities computed from the focus`, items: items.slice(0, COUNT[args.depth]) }
+    return {
+      status: 'ok',
+      source: `model:${model.info.id}`,
+      measured_at: nowIso(),
+      note: `Written by ${model.info.id} from ${evidence.length} evidence items; each cites its evidence; priorities computed from the focus`,
+      items: items.slice(0, COUNT[args.depth]),
+    }
   } catch (err) {
     return rules(`The model could not write recommendations (${errorText(err)}); rule-based recommendations`)
   }

@@ -62,7 +62,17 @@ export async function runResearch(
   const competitors = competitorLandscape(citations, keywords, siteDomain)
   await ctx.progress({ phase: 'recommendations' })
   const recommendations = await step('recommendations', () =>
-    contentRecommendations(ctx, { topic: input.topic, websiteUrl: input.website_url, focus: input.optimization_focus, depth, citations, keywords, competitors, questions: questions.items, pages: site.pages }),
+    contentRecommendations(ctx, {
+      topic: input.topic,
+      websiteUrl: input.website_url,
+      focus: input.optimization_focus,
+      depth,
+      citations,
+      keywords,
+      competitors,
+      questions: questions.items,
+      pages: site.pages,
+    }),
   )
   const line = (part: string, p: Provenance): MeasurementLine => ({ part, status: p.status, source: p.source, measured_at: p.measured_at, note: p.note })
   return {

@@ -68,9 +68,14 @@ export async function crawlSitePages(fetcher: GuardedFetch, websiteUrl: string, 
         url: rec.url,
         title: h.titles[0]?.trim() || null,
         h1: h.headings.find((x) => x.level === 1)?.text ?? null,
-        headings: h.headings.filter((x) => x.level <= 3).map((x) => x.text).slice(0, 40),
+        headings: h.headings
+          .filter((x) => x.level <= 3)
+          .map((x) => x.text)
+          .slice(0, 40),
         terms: h.terms.slice(0, 30),
-        questions: pageQuestions(h).map((q) => q.text).slice(0, 20),
+        questions: pageQuestions(h)
+          .map((q) => q.text)
+          .slice(0, 20),
         word_count: h.wordCount,
       })
     }

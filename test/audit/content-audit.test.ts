@@ -6,7 +6,6 @@ import { CANNIBALIZED, HTML_PATHS, ORIGIN, PLANTED, trailgear } from '../fixture
 
 const NAME = AUDIT_ACTION
 
-
 const path = (url: string) => url.slice(ORIGIN.length) || '/'
 
 describe('content audit of the TrailGear fixture site', () => {
@@ -28,12 +27,21 @@ describe('content audit of the TrailGear fixture site', () => {
     expect(fetched).not.toContain(`${ORIGIN}/catalog.pdf`)
 
     const inventory: Json[] = audit.inventory
-    const html = inventory.filter((r) => r.kind === 'html').map((r) => path(r.url)).sort()
+    const html = inventory
+      .filter((r) => r.kind === 'html')
+      .map((r) => path(r.url))
+      .sort()
     expect(html).toEqual([...HTML_PATHS].sort())
     expect(audit.summary).toMatchObject({ html_pages: HTML_PATHS.length, error_pages: 1, redirects: 2, non_html_skipped: 1, blocked_by_robots: 1 })
 
     const flaggedBy = Object.fromEntries(
-      Object.keys(PLANTED).map((check) => [check, inventory.filter((r) => r.issues.some((i: Json) => i.check === check)).map((r) => path(r.url)).sort()]),
+      Object.keys(PLANTED).map((check) => [
+        check,
+        inventory
+          .filter((r) => r.issues.some((i: Json) => i.check === check))
+          .map((r) => path(r.url))
+          .sort(),
+      ]),
     )
     expect(flaggedBy).toEqual(Object.fromEntries(Object.entries(PLANTED).map(([check, pages]) => [check, [...pages].sort()])))
 
@@ -124,7 +132,15 @@ describe('model-written gap analysis', () => {
     const llm = createFakeLlm({
       respond: (call) =>
         call.api === 'openai.responses'
-          ? { object: { summary: 'Care guides are thin.', gaps: [{ topic: 'tent care', why: 'Mentioned often, no page', suggested_page: 'How to care for a tent', evidence: ['E1', 'E999'] }, { topic: 'made up', why: 'no evidence', suggested_page: 'x', evidence: ['E999'] }] } }
+          ? {
+              object: {
+                summary: 'Care guides are thin.',
+                gaps: [
+                  { topic: 'tent care', why: 'Mentioned often, no page', suggested_page: 'How to care for a tent', evidence: ['E1', 'E999'] },
+                  { topic: 'made up', why: 'no evidence', suggested_page: 'x', evidence: ['E999'] },
+                ],
+              },
+            }
           : undefined,
     })
     mockFetch(trailgear, (req) => llm.handle(req))

@@ -70,7 +70,17 @@ describe('visible author and date evidence', () => {
 function page(url: string, title: string, h1: string, body: string): CrawledPage {
   const html = `<html lang="en"><head><title>${title}</title></head><body><main><h1>${h1}</h1><p>${body}</p></main></body></html>`
   const rec: PageRecord = {
-    url, kind: 'html', status: 200, contentType: 'text/html', location: null, error: null, xRobotsTag: [], linkHeaders: [], lastModified: null, fetchMs: 1, parseMs: 1,
+    url,
+    kind: 'html',
+    status: 200,
+    contentType: 'text/html',
+    location: null,
+    error: null,
+    xRobotsTag: [],
+    linkHeaders: [],
+    lastModified: null,
+    fetchMs: 1,
+    parseMs: 1,
     html: extractHtmlText(html, url),
   }
   return { url, depth: 1, source: 'link', rec }

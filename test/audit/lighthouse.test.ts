@@ -49,8 +49,7 @@ function serve(path: string, status = 200): Response {
   return new Response('not found', { status: 404 })
 }
 
-const fetcher = (status = 200) =>
-  createGuardedFetch({ userAgent: 'test', allowPrivate: true, fetcher: async (input) => serve(String(input), status) })
+const fetcher = (status = 200) => createGuardedFetch({ userAgent: 'test', allowPrivate: true, fetcher: async (input) => serve(String(input), status) })
 
 async function audit(path: string, status = 200): Promise<Finding[]> {
   const rec = await fetchPage(fetcher(status), `${ORIGIN}${path}`)

@@ -8,7 +8,6 @@ import { ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 
 const NAME = AUDIT_ACTION
 
-
 /** A site whose pages all answer `status`, or whose connections are refused (status null). */
 function site(host: string, status: number | null) {
   return async (req: Request): Promise<Response | null> => {
@@ -65,8 +64,7 @@ describe('content audit of a site that cannot be crawled', () => {
       userAgent: 'test',
       allowPrivate: true,
       sleep: async () => undefined,
-      fetcher: ((_: RequestInfo | URL, init?: RequestInit) =>
-        new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))) as typeof fetch,
+      fetcher: ((_: RequestInfo | URL, init?: RequestInit) => new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))) as typeof fetch,
     })
     const err = await assertStartPageReachable(hang, 'https://slow.test/', 50).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(UpstreamError)

@@ -52,11 +52,34 @@ function loadFixtures() {
     domain: 'acme.example',
     generated_at: at,
     sections: {
-      company_overview: section('ok', { name: 'Acme Corp', description: 'Industrial anvils and rocket skates.', founded: { value: '2019', source: 'https://acme.example/about' }, headquarters: 'Springfield' }, ['https://acme.example/about', 'https://www.wikidata.org/wiki/Q1'], null, 412),
-      visual_timeline: section('ok', { url: `/v1/artifacts/${artifact}`, artifact_id: artifact, content_type: 'image/svg+xml', milestones: [{ date: '2019-04-01', label: 'Founded', kind: 'founding', source: 'https://acme.example/about' }] }, ['https://acme.example/about'], 'Fetch the SVG at url with the same bearer token.', 4),
+      company_overview: section(
+        'ok',
+        { name: 'Acme Corp', description: 'Industrial anvils and rocket skates.', founded: { value: '2019', source: 'https://acme.example/about' }, headquarters: 'Springfield' },
+        ['https://acme.example/about', 'https://www.wikidata.org/wiki/Q1'],
+        null,
+        412,
+      ),
+      visual_timeline: section(
+        'ok',
+        {
+          url: `/v1/artifacts/${artifact}`,
+          artifact_id: artifact,
+          content_type: 'image/svg+xml',
+          milestones: [{ date: '2019-04-01', label: 'Founded', kind: 'founding', source: 'https://acme.example/about' }],
+        },
+        ['https://acme.example/about'],
+        'Fetch the SVG at url with the same bearer token.',
+        4,
+      ),
       homepage_screenshot: section('unavailable', null, [], 'Not configured: set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN.', 0),
       financials: section('unavailable', null, ['https://efts.sec.gov/LATEST/search-index?q=acme'], 'No SEC filer matches this company.', 230),
-      news: section('ok', { articles: [{ title: 'Acme opens a Berlin office', url: 'https://news.example/acme-berlin', published_at: '2026-02-10T08:00:00Z', source: 'news.example' }], company_posts: [] }, ['https://news.example/acme-berlin'], null, 800),
+      news: section(
+        'ok',
+        { articles: [{ title: 'Acme opens a Berlin office', url: 'https://news.example/acme-berlin', published_at: '2026-02-10T08:00:00Z', source: 'news.example' }], company_posts: [] },
+        ['https://news.example/acme-berlin'],
+        null,
+        800,
+      ),
       web_traffic: section('error', null, [], 'tranco-list.example timed out after 10 s', 10000),
     },
     summary: { ok: ['company_overview', 'visual_timeline', 'news'], unavailable: ['homepage_screenshot', 'financials'], error: ['web_traffic'] },
@@ -64,16 +87,36 @@ function loadFixtures() {
   }
   const row = (id: string, action: string, state: string, input: unknown, output: unknown, extra: { error?: [string, string, number]; progress?: unknown; created: number; attempts?: number }) =>
     `INSERT INTO runs (id, account_id, action, state, input, output, error, error_code, error_status, progress, attempts, created_at, started_at, finished_at) VALUES (${[
-      sql(id), sql(accountId), sql(action), sql(state), sql(JSON.stringify(input)), output === null ? 'NULL' : sql(JSON.stringify(output)),
-      sql(extra.error?.[0] ?? null), sql(extra.error?.[1] ?? null), sql(extra.error?.[2] ?? null), extra.progress ? sql(JSON.stringify(extra.progress)) : 'NULL',
-      extra.attempts ?? 1, extra.created, extra.created + 50, state === 'succeeded' || state === 'failed' ? extra.created + 4200 : 'NULL',
+      sql(id),
+      sql(accountId),
+      sql(action),
+      sql(state),
+      sql(JSON.stringify(input)),
+      output === null ? 'NULL' : sql(JSON.stringify(output)),
+      sql(extra.error?.[0] ?? null),
+      sql(extra.error?.[1] ?? null),
+      sql(extra.error?.[2] ?? null),
+      extra.progress ? sql(JSON.stringify(extra.progress)) : 'NULL',
+      extra.attempts ?? 1,
+      extra.created,
+      extra.created + 50,
+      state === 'succeeded' || state === 'failed' ? extra.created + 4200 : 'NULL',
     ].join(', ')});`
   const statements = [
     `DELETE FROM runs WHERE id IN (${Object.values(ids).map(sql).join(', ')});`,
-    row(ids.audit, 'content_audit_generate_audit_action', 'succeeded', { website_url: 'https://trailgear.example/', audit_scope: 'full_site', optimization_focus: 'balanced', max_pages: 100 }, audit, { created: now - 600_000, attempts: 4 }),
+    row(ids.audit, 'content_audit_generate_audit_action', 'succeeded', { website_url: 'https://trailgear.example/', audit_scope: 'full_site', optimization_focus: 'balanced', max_pages: 100 }, audit, {
+      created: now - 600_000,
+      attempts: 4,
+    }),
     row(ids.research, 'company_research_v2_run_full_research', 'succeeded', { domain: 'acme.example' }, research, { created: now - 500_000, attempts: 1 }),
-    row(ids.running, 'content_audit_generate_audit_action', 'running', { website_url: 'https://big.example/', max_pages: 500 }, null, { created: now - 20_000, progress: { phase: 'crawling', pages_fetched: 120, pages_queued: 310, max_pages: 500 } }),
-    row(ids.failed, 'post_to_social', 'failed', { username: 'alice.bsky.social', password: '[redacted]', content: 'Hello <b>world</b>' }, null, { created: now - 400_000, error: ['Bluesky refused the login: invalid app password', 'UPSTREAM_FAILED', 502] }),
+    row(ids.running, 'content_audit_generate_audit_action', 'running', { website_url: 'https://big.example/', max_pages: 500 }, null, {
+      created: now - 20_000,
+      progress: { phase: 'crawling', pages_fetched: 120, pages_queued: 310, max_pages: 500 },
+    }),
+    row(ids.failed, 'post_to_social', 'failed', { username: 'alice.bsky.social', password: '[redacted]', content: 'Hello <b>world</b>' }, null, {
+      created: now - 400_000,
+      error: ['Bluesky refused the login: invalid app password', 'UPSTREAM_FAILED', 502],
+    }),
   ]
   writeFileSync(join(dir, 'runs.sql'), statements.join('\n'))
   wrangler(['d1', 'execute', 'DB', '--file', join(dir, 'runs.sql')])
@@ -143,7 +186,15 @@ async function expectAccessible(page: Page) {
   const result = (await page.evaluate(() => (globalThis as unknown as { axe: { run: (o: unknown) => Promise<unknown> } }).axe.run({ resultTypes: ['violations'] }))) as {
     violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
   }
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')})`)
+  const bad = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 5)
+          .join(', ')})`,
+    )
   expect(bad).toEqual([])
 }
 
@@ -217,7 +268,11 @@ describe('the console in headless Chromium', () => {
     await page.waitForURL(/\/report\?/)
     expect(page.url()).not.toContain(token)
     expect(page.url()).toContain('signature=')
-    for (const [label, key] of [['SEO', 'seo'], ['AEO', 'aeo'], ['Overall', 'overall']] as const) {
+    for (const [label, key] of [
+      ['SEO', 'seo'],
+      ['AEO', 'aeo'],
+      ['Overall', 'overall'],
+    ] as const) {
       expect(await page.textContent(`text[data-score="${label}"]`)).toBe(String(audit.scores[key]))
     }
     const plan = await page.$$eval('#action-plan tbody tr td:nth-child(3) strong', (els) => els.map((e) => e.textContent))
@@ -241,7 +296,10 @@ describe('the console in headless Chromium', () => {
     await page.click('#open-report')
     await page.waitForSelector('#section-company_overview')
     expect(await page.textContent('h1')).toContain('acme.example')
-    const timeline = await page.$eval('img.artifact-visual_timeline', (img) => ({ w: (img as unknown as { naturalWidth: number }).naturalWidth, src: (img as unknown as { src: string }).src.slice(0, 26) }))
+    const timeline = await page.$eval('img.artifact-visual_timeline', (img) => ({
+      w: (img as unknown as { naturalWidth: number }).naturalWidth,
+      src: (img as unknown as { src: string }).src.slice(0, 26),
+    }))
     expect(timeline.src).toBe('data:image/svg+xml;base64,')
     expect(timeline.w).toBeGreaterThan(0)
     expect(await page.textContent('#unavailable')).toContain('Not configured: set CLOUDFLARE_ACCOUNT_ID')

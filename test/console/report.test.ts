@@ -34,7 +34,22 @@ async function finishedRun(accountId: string, actionName: string, output: unknow
   const now = Date.now()
   await insertFinishedRun(
     env.DB,
-    { id, account_id: accountId, action: actionName, state: 'running', parent_run_id: null, workflow_id: null, output_variable_name: null, input: '{}', input_kind: 'inline', job_input: null, job_input_kind: 'inline', callback_url: null, created_at: now - 1000, started_at: now - 900 },
+    {
+      id,
+      account_id: accountId,
+      action: actionName,
+      state: 'running',
+      parent_run_id: null,
+      workflow_id: null,
+      output_variable_name: null,
+      input: '{}',
+      input_kind: 'inline',
+      job_input: null,
+      job_input_kind: 'inline',
+      callback_url: null,
+      created_at: now - 1000,
+      started_at: now - 900,
+    },
     { state: 'succeeded', output: { text: JSON.stringify(output), kind: 'inline' }, metadata: null, usage: null, error: null, finishedAt: now },
   )
   return id
@@ -56,8 +71,23 @@ async function researchReport(accountId: string) {
     domain: 'acme.example',
     generated_at: at,
     sections: {
-      company_overview: { status: 'ok', data: { name: 'Acme Corp', founded: { value: '2019', source: 'https://acme.example/about' } }, sources: ['https://acme.example/about'], fetched_at: at, duration_ms: 120, note: null, cached: false },
-      visual_timeline: { status: 'ok', data: { url: art.url, artifact_id: art.id, content_type: 'image/svg+xml', milestones: [{ date: '2019-04-01', label: 'Founded', kind: 'founding', source: 'https://acme.example/about' }] }, sources: ['https://acme.example/about'], fetched_at: at, duration_ms: 3, note: 'Fetch the SVG at url with the same bearer token.' },
+      company_overview: {
+        status: 'ok',
+        data: { name: 'Acme Corp', founded: { value: '2019', source: 'https://acme.example/about' } },
+        sources: ['https://acme.example/about'],
+        fetched_at: at,
+        duration_ms: 120,
+        note: null,
+        cached: false,
+      },
+      visual_timeline: {
+        status: 'ok',
+        data: { url: art.url, artifact_id: art.id, content_type: 'image/svg+xml', milestones: [{ date: '2019-04-01', label: 'Founded', kind: 'founding', source: 'https://acme.example/about' }] },
+        sources: ['https://acme.example/about'],
+        fetched_at: at,
+        duration_ms: 3,
+        note: 'Fetch the SVG at url with the same bearer token.',
+      },
       financials: { status: 'unavailable', data: null, sources: [], fetched_at: at, duration_ms: 40, note: 'No SEC filer matches this company.' },
       web_traffic: { status: 'error', data: null, sources: [], fetched_at: at, duration_ms: 5000, note: 'tranco.example timed out after 5 s' },
     },
@@ -77,7 +107,11 @@ describe('GET /v1/runs/:id/report', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'")
     expect(page.headers.get('referrer-policy')).toBe('no-referrer')
-    for (const [label, key] of [['SEO', 'seo'], ['AEO', 'aeo'], ['Overall', 'overall']] as const) {
+    for (const [label, key] of [
+      ['SEO', 'seo'],
+      ['AEO', 'aeo'],
+      ['Overall', 'overall'],
+    ] as const) {
       expect(page.text).toContain(`data-score="${label}">${audit.scores[key]}</text>`)
     }
     // Plan rows appear in priority-score order, each issue once.
@@ -173,11 +207,22 @@ const HOSTILE = [
   '\u2028\u2029<iframe src=//evil.example>',
 ]
 const hostile = fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ unit: fc.constantFrom('<', '>', '"', "'", '&', '/', '=', ' ', 'a', 's', 'c', 'r', 'i', 'p', 't', ':') }), fc.string())
-const hostileUrl = fc.oneof(hostile, hostile.map((s) => `https://site.example/${s}`))
+const hostileUrl = fc.oneof(
+  hostile,
+  hostile.map((s) => `https://site.example/${s}`),
+)
 
 /** Tags and attributes our report templates emit; anything else in the output came from data. */
-const TAGS = new Set('html head meta title link script body header a main div section h1 h2 h3 p code span details summary dl dt dd ul li table caption thead tbody tr th td strong form label input select option output article figure figcaption svg circle text g line rect img'.split(' '))
-const ATTRS = new Set('lang charset name content rel href src defer class id aria-labelledby aria-controls aria-live aria-hidden role type placeholder min max value data-kind data-seo data-issues data-text data-priority data-status data-score target width height viewBox cx cy r fill stroke stroke-width stroke-linecap stroke-dasharray transform x y x1 x2 y1 y2 text-anchor font-size font-weight alt open scope'.split(' '))
+const TAGS = new Set(
+  'html head meta title link script body header a main div section h1 h2 h3 p code span details summary dl dt dd ul li table caption thead tbody tr th td strong form label input select option output article figure figcaption svg circle text g line rect img'.split(
+    ' ',
+  ),
+)
+const ATTRS = new Set(
+  'lang charset name content rel href src defer class id aria-labelledby aria-controls aria-live aria-hidden role type placeholder min max value data-kind data-seo data-issues data-text data-priority data-status data-score target width height viewBox cx cy r fill stroke stroke-width stroke-linecap stroke-dasharray transform x y x1 x2 y1 y2 text-anchor font-size font-weight alt open scope'.split(
+    ' ',
+  ),
+)
 
 /** Every real tag of the page: allowed name, allowed attributes, only safe link targets, one script (ours). */
 function assertNoInjectedMarkup(page: string) {
@@ -210,7 +255,22 @@ describe('report pages escape caller data', () => {
           generated_at: text,
           scores: { seo: 40, aeo: 70, overall: 55, formula: text },
           summary: { urls_crawled: 2, issues: { error: 1, warning: 0, notice: 0 }, average_response_ms: text },
-          action_plan: [{ rank: 1, priority: text, priority_score: 80, check: text, category: text, severity: text, issue: text, why_it_matters: other, fix: text, pages_affected: 1, pages: [url, text], examples: [other] }],
+          action_plan: [
+            {
+              rank: 1,
+              priority: text,
+              priority_score: 80,
+              check: text,
+              category: text,
+              severity: text,
+              issue: text,
+              why_it_matters: other,
+              fix: text,
+              pages_affected: 1,
+              pages: [url, text],
+              examples: [other],
+            },
+          ],
           priority_formula: other,
           site_checks: [{ check: text, passed: false, title: text, message: other }],
           keyword_cannibalization: [{ keyphrase: text, recommendation: other, pages: [{ url, title: text, score: 3, evidence: { in_title: true, [key]: other } }] }],
@@ -227,7 +287,15 @@ describe('report pages escape caller data', () => {
   it('hostile strings in a research output never produce markup, script or unsafe links', async () => {
     await fc.assert(
       fc.asyncProperty(hostile, hostileUrl, hostile, async (text, url, key) => {
-        const section = (status: string) => ({ status, data: status === 'ok' ? { [key]: text, link: url, list: [{ [text]: url }] } : null, sources: [url, text], fetched_at: text, duration_ms: 3, note: text, cached: true })
+        const section = (status: string) => ({
+          status,
+          data: status === 'ok' ? { [key]: text, link: url, list: [{ [text]: url }] } : null,
+          sources: [url, text],
+          fetched_at: text,
+          duration_ms: 3,
+          note: text,
+          cached: true,
+        })
         const report = {
           domain: text,
           generated_at: text,

@@ -41,7 +41,10 @@ function stringArbitrary(s: Schema): fc.Arbitrary<string> {
   if (s.format === 'email') return fc.constantFrom('ada@example.com', 'x@y.z')
   if (typeof s.pattern === 'string') {
     try {
-      return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= min && v.length <= (typeof s.maxLength === 'number' ? s.maxLength : Infinity)).map((v) => v.slice(0, 400))
+      return fc
+        .stringMatching(new RegExp(s.pattern))
+        .filter((v) => v.length >= min && v.length <= (typeof s.maxLength === 'number' ? s.maxLength : Infinity))
+        .map((v) => v.slice(0, 400))
     } catch {
       // a pattern fast-check cannot generate from: plain strings (mostly invalid, which is tested too)
     }
@@ -113,7 +116,8 @@ export function invalidBodyArbitrary(schema: Schema, valid: fc.Arbitrary<unknown
     asObject.chain((v) => fc.stringMatching(/^[a-z]{3,12}$/).map((k) => ({ how: `unknown field zz_${k}`, body: { ...v, [`zz_${k}`]: 1 } }))),
     fc.constantFrom<unknown>([], 'text', 42, null).map((body) => ({ how: 'not an object', body })),
   ]
-  if (required.length) options.push(asObject.chain((v) => fc.constantFrom(...required).map((k) => ({ how: `without required ${k}`, body: Object.fromEntries(Object.entries(v).filter(([key]) => key !== k)) }))))
+  if (required.length)
+    options.push(asObject.chain((v) => fc.constantFrom(...required).map((k) => ({ how: `without required ${k}`, body: Object.fromEntries(Object.entries(v).filter(([key]) => key !== k)) }))))
   if (props.length) {
     options.push(
       asObject.chain((v) =>

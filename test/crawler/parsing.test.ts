@@ -10,7 +10,9 @@ import { TEST_DNS, withFakeDns } from '../fake-dns'
 
 describe('sitemaps and feeds', () => {
   it('reads urlsets with lastmod and sitemap indexes', () => {
-    expect(parseSitemap('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc> https://a.test/x </loc><lastmod>2025-01-02</lastmod></url><url><loc>https://a.test/y</loc></url></urlset>')).toEqual({
+    expect(
+      parseSitemap('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc> https://a.test/x </loc><lastmod>2025-01-02</lastmod></url><url><loc>https://a.test/y</loc></url></urlset>'),
+    ).toEqual({
       kind: 'urlset',
       urls: [
         { loc: 'https://a.test/x', lastmod: '2025-01-02' },
@@ -27,7 +29,10 @@ describe('sitemaps and feeds', () => {
     await expect(gunzip(gz, 1000)).rejects.toThrow('larger than 1000 bytes')
   })
   it('reads item links from RSS and Atom feeds', () => {
-    expect(parseFeedLinks('<rss version="2.0"><channel><item><link>https://a.test/blog/1</link></item><item><link>https://a.test/blog/2</link></item></channel></rss>')).toEqual(['https://a.test/blog/1', 'https://a.test/blog/2'])
+    expect(parseFeedLinks('<rss version="2.0"><channel><item><link>https://a.test/blog/1</link></item><item><link>https://a.test/blog/2</link></item></channel></rss>')).toEqual([
+      'https://a.test/blog/1',
+      'https://a.test/blog/2',
+    ])
     expect(parseFeedLinks('<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="alternate" href="https://a.test/news/1"/></entry></feed>')).toEqual(['https://a.test/news/1'])
   })
 })
@@ -77,7 +82,12 @@ describe('headers and robots', () => {
     for (const bad of ['xx', ' x-default', 'en_US', 'english', '']) expect(isValidHreflang(bad), bad).toBe(false)
   })
   it('reports AI crawlers that robots.txt blocks, by group', () => {
-    const r = describeRobots('https://a.test/robots.txt', 200, 'User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\nCrawl-delay: 2\nSitemap: https://a.test/s.xml', 'https://a.test')
+    const r = describeRobots(
+      'https://a.test/robots.txt',
+      200,
+      'User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\nCrawl-delay: 2\nSitemap: https://a.test/s.xml',
+      'https://a.test',
+    )
     expect(r.blockedAiCrawlers).toEqual(['GPTBot', 'ClaudeBot'])
     expect(r.crawlDelaySeconds).toBe(2)
     expect(r.sitemaps).toEqual(['https://a.test/s.xml'])
@@ -109,9 +119,15 @@ describe('page fetching limits', () => {
     expect(rec.error).toMatch(/more than 3145728 bytes|over the limit/)
   })
   it('skips non-HTML answers and keeps redirect targets without following them', async () => {
-    const pdf = await fetchPage(fetcherFor(() => new Response('%PDF', { headers: { 'content-type': 'application/pdf' } })), 'https://a.test/doc')
+    const pdf = await fetchPage(
+      fetcherFor(() => new Response('%PDF', { headers: { 'content-type': 'application/pdf' } })),
+      'https://a.test/doc',
+    )
     expect(pdf).toMatchObject({ kind: 'skipped', status: 200, error: 'not HTML (application/pdf)' })
-    const moved = await fetchPage(fetcherFor(() => new Response(null, { status: 301, headers: { location: '/new#x' } })), 'https://a.test/old')
+    const moved = await fetchPage(
+      fetcherFor(() => new Response(null, { status: 301, headers: { location: '/new#x' } })),
+      'https://a.test/old',
+    )
     expect(moved).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.test/new' })
   })
 })

@@ -141,7 +141,10 @@ describe('built-in CRM', () => {
     for (const [body, path] of cases) {
       const res = await update(token, body)
       expect(res.status, JSON.stringify(body)).toBe(400)
-      expect(res.body.details.map((d: { path: string }) => d.path), JSON.stringify(body)).toContain(path)
+      expect(
+        res.body.details.map((d: { path: string }) => d.path),
+        JSON.stringify(body),
+      ).toContain(path)
     }
     const lk = await lookup(token, { object_type: 'contacts', object_id: '1', properties: 'bad name!' })
     expect(lk.status).toBe(400)
@@ -252,7 +255,12 @@ describe('built-in CRM', () => {
   it('keeps every account’s CRM private: ids of another account read as not found', async () => {
     const alice = await newCaller('Alice')
     const bob = await newCaller('Bob')
-    const made = await update(alice.token, { object_type: 'contacts', identification_method: 'Email Address (Contacts only)', identifier_value: 'secret@alice.example', properties: 'firstname=Secret' })
+    const made = await update(alice.token, {
+      object_type: 'contacts',
+      identification_method: 'Email Address (Contacts only)',
+      identifier_value: 'secret@alice.example',
+      properties: 'firstname=Secret',
+    })
     const id = made.body.response.id
     const deal = await createObject(alice.token, 'deals', { dealname: 'Alice deal' })
 
@@ -282,7 +290,12 @@ describe('built-in CRM', () => {
   it('stores the result under output_variable_name in the workflow scope', async () => {
     const { token } = await newCaller()
     const headers = { 'workflow-id': 'wf-crm-1' }
-    const made = await action('crm.v2.update_object', { object_type: 'companies', identification_method: 'Company Domain (Companies only)', identifier_value: 'wf.example', properties: 'name=WF' }, token, headers)
+    const made = await action(
+      'crm.v2.update_object',
+      { object_type: 'companies', identification_method: 'Company Domain (Companies only)', identifier_value: 'wf.example', properties: 'name=WF' },
+      token,
+      headers,
+    )
     expect(made.status).toBe(200)
     const got = await action('crm.v2.lookup_object', { object_type: 'companies', object_id: '{{updated_object.id}}', properties: 'name' }, token, headers)
     expect(got.status).toBe(200)

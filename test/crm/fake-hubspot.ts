@@ -252,7 +252,14 @@ export class FakeHubSpot {
         const ok =
           Array.isArray(b) &&
           b.length > 0 &&
-          b.every((s) => s && typeof s === 'object' && Object.keys(s).sort().join() === 'associationCategory,associationTypeId' && CATEGORIES.includes(s.associationCategory) && Number.isInteger(s.associationTypeId))
+          b.every(
+            (s) =>
+              s &&
+              typeof s === 'object' &&
+              Object.keys(s).sort().join() === 'associationCategory,associationTypeId' &&
+              CATEGORIES.includes(s.associationCategory) &&
+              Number.isInteger(s.associationTypeId),
+          )
         if (!ok) return this.reject(`PUT ${r.path}: body must be [{associationCategory, associationTypeId}]`)
         const specs = (b as { associationCategory: string; associationTypeId: number }[]).map((s) => ({ category: s.associationCategory, typeId: s.associationTypeId }))
         return this.putLink(type, id, p[6], p[7], specs, r, false)
@@ -331,7 +338,12 @@ export class FakeHubSpot {
     this.links.set(`${toType}:${toId}>${type}:${id}`, specs)
     if (isDefault) {
       const at = this.tick()
-      return json({ status: 'COMPLETE', results: [{ from: { id }, to: { id: toId }, associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 1 } }], startedAt: at, completedAt: at })
+      return json({
+        status: 'COMPLETE',
+        results: [{ from: { id }, to: { id: toId }, associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 1 } }],
+        startedAt: at,
+        completedAt: at,
+      })
     }
     return json({ fromObjectTypeId: type, fromObjectId: Number(id), toObjectTypeId: toType, toObjectId: Number(toId), labels: [] }, 201)
   }

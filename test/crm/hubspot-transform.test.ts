@@ -31,9 +31,7 @@ const ctx: CallContext = { objectType: 'deals', operation: 'write', notFound: 'O
 describe('HubSpot transform', () => {
   it('builds the object GET with comma-joined properties and idProperty for emails', () => {
     const req = getObjectRequest('contacts', 'ada@example.com', ['email', 'firstname'], 'email')
-    expect(requestUrl('https://api.hubapi.com', req)).toBe(
-      'https://api.hubapi.com/crm/v3/objects/contacts/ada%40example.com?properties=email%2Cfirstname&archived=false&idProperty=email',
-    )
+    expect(requestUrl('https://api.hubapi.com', req)).toBe('https://api.hubapi.com/crm/v3/objects/contacts/ada%40example.com?properties=email%2Cfirstname&archived=false&idProperty=email')
   })
 
   it('builds a domain search with every field the reference requires', () => {
@@ -61,7 +59,13 @@ describe('HubSpot transform', () => {
 
   it('reads a SimplePublicObject into flat asked properties with nulls for missing ones', () => {
     const rec = toRecord(parseObject(contact), ['email', 'lastname', 'phone'])
-    expect(rec).toEqual({ id: '51', properties: { email: 'ada@example.com', lastname: null, phone: null }, createdAt: '2025-11-03T09:12:44.120Z', updatedAt: '2026-01-04T16:01:02.883Z', archived: false })
+    expect(rec).toEqual({
+      id: '51',
+      properties: { email: 'ada@example.com', lastname: null, phone: null },
+      createdAt: '2025-11-03T09:12:44.120Z',
+      updatedAt: '2026-01-04T16:01:02.883Z',
+      archived: false,
+    })
     expect(() => parseObject({ nope: true })).toThrow(UpstreamError)
   })
 

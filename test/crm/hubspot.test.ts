@@ -36,9 +36,7 @@ describe('CRM connection', () => {
     expect(put.status).toBe(200)
     expect(put.body.response).toMatchObject({ provider: 'hubspot', connected: true, token_type: 'private_app', scopes: null })
     expect(Date.parse(put.body.response.verified_at)).toBeGreaterThan(0)
-    expect(fake.requests).toEqual([
-      { method: 'GET', path: '/crm/v3/objects/contacts', query: { limit: ['1'], archived: ['false'] }, body: undefined, authorization: `Bearer ${fake.token}` },
-    ])
+    expect(fake.requests).toEqual([{ method: 'GET', path: '/crm/v3/objects/contacts', query: { limit: ['1'], archived: ['false'] }, body: undefined, authorization: `Bearer ${fake.token}` }])
 
     const got = await request('GET', '/v1/integrations/crm', { token })
     expect(got.body.response).toMatchObject({ provider: 'hubspot', connected: true })
@@ -79,7 +77,12 @@ describe('CRM connection', () => {
     const { token } = await newCaller()
     const noAuth = await request('GET', '/v1/integrations/crm')
     expect(noAuth.status).toBe(401)
-    for (const body of [{ provider: 'salesforce', access_token: 'x'.repeat(20) }, { provider: 'hubspot' }, { provider: 'hubspot', access_token: 'has spaces in it' }, { provider: 'hubspot', access_token: 'pat-abcdefgh', extra: 1 }]) {
+    for (const body of [
+      { provider: 'salesforce', access_token: 'x'.repeat(20) },
+      { provider: 'hubspot' },
+      { provider: 'hubspot', access_token: 'has spaces in it' },
+      { provider: 'hubspot', access_token: 'pat-abcdefgh', extra: 1 },
+    ]) {
       const res = await request('PUT', '/v1/integrations/crm', { token, body })
       expect(res.status, JSON.stringify(body)).toBe(400)
     }
@@ -224,7 +227,11 @@ describe('CRM actions on HubSpot', () => {
     const first = await update(token, body)
     expect(first.status).toBe(200)
     expect(first.body.response).toMatchObject({ provider: 'hubspot', created: true, properties: { firstname: 'New' } })
-    expect(fake.requests[0]).toMatchObject({ method: 'POST', path: '/crm/v3/objects/contacts/batch/upsert', body: { inputs: [{ idProperty: 'email', id: 'new@example.com', properties: { firstname: 'New' } }] } })
+    expect(fake.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/crm/v3/objects/contacts/batch/upsert',
+      body: { inputs: [{ idProperty: 'email', id: 'new@example.com', properties: { firstname: 'New' } }] },
+    })
     const second = await update(token, { ...body, properties: 'lastname=Person' })
     expect(second.body.response).toMatchObject({ id: first.body.response.id, created: false })
     expect(fake.get('contacts', first.body.response.id)).toMatchObject({ email: 'new@example.com', firstname: 'New', lastname: 'Person' })
@@ -278,7 +285,14 @@ describe('CRM actions on HubSpot', () => {
     expect(fake.requests).toHaveLength(0)
     expect(fake.get('deals', deal)!.amount).toBeUndefined()
 
-    const byEmail = await update(token, { object_type: 'contacts', identification_method: 'Email Address (Contacts only)', identifier_value: 'x@example.com', properties: 'firstname=X', associations: '[{"to_object_type":"deals","to_object_id":"' + deal + '"}]', dry_run: true })
+    const byEmail = await update(token, {
+      object_type: 'contacts',
+      identification_method: 'Email Address (Contacts only)',
+      identifier_value: 'x@example.com',
+      properties: 'firstname=X',
+      associations: '[{"to_object_type":"deals","to_object_id":"' + deal + '"}]',
+      dry_run: true,
+    })
     expect(byEmail.body.response).toMatchObject({ id: null, would_create: true })
     expect(byEmail.body.response.requests[1].url).toBe(`https://api.hubapi.com/crm/v4/objects/contacts/%7Bcreated_id%7D/associations/default/deals/${deal}`)
     expect(fake.requests.map((r) => r.method)).toEqual(['GET'])

@@ -83,7 +83,7 @@ describe('search format', () => {
 })
 
 describe('format openai and openai_responses: valid in OpenAI strict mode for every demo agent', () => {
-  it('every Chat Completions tool passes OpenAI\'s toStrictJsonSchema unchanged and carries only OpenAI fields', async () => {
+  it("every Chat Completions tool passes OpenAI's toStrictJsonSchema unchanged and carries only OpenAI fields", async () => {
     const tools = (await every('openai')).body.response as ChatCompletionFunctionTool[]
     expect(tools.length).toBeGreaterThan(100)
     for (const t of tools) {
@@ -132,14 +132,31 @@ describe('format openai and openai_responses: valid in OpenAI strict mode for ev
 const paramName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/).filter((n) => n !== '__proto__')
 const text = fc.string({ maxLength: 60 })
 const parameter = fc.oneof(
-  fc.record({ type: fc.constant('string' as const), description: text, default: fc.option(text, { nil: undefined }), writeOnly: fc.option(fc.constant(true), { nil: undefined }) }, { requiredKeys: ['type', 'description'] }),
+  fc.record(
+    { type: fc.constant('string' as const), description: text, default: fc.option(text, { nil: undefined }), writeOnly: fc.option(fc.constant(true), { nil: undefined }) },
+    { requiredKeys: ['type', 'description'] },
+  ),
   fc
     .uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 })
-    .chain((values) => fc.record({ type: fc.constant('string' as const), description: text, enum: fc.constant(values), default: fc.option(fc.constantFrom(...values), { nil: undefined }) }, { requiredKeys: ['type', 'description', 'enum'] })),
+    .chain((values) =>
+      fc.record(
+        { type: fc.constant('string' as const), description: text, enum: fc.constant(values), default: fc.option(fc.constantFrom(...values), { nil: undefined }) },
+        { requiredKeys: ['type', 'description', 'enum'] },
+      ),
+    ),
   fc.record({ type: fc.constant('string' as const), description: text, format: fc.constant('password' as const) }),
-  fc.record({ type: fc.constant('integer' as const), description: text, default: fc.option(fc.oneof(fc.integer(), fc.integer().map(String)), { nil: undefined }) }, { requiredKeys: ['type', 'description'] }),
-  fc.record({ type: fc.constant('number' as const), description: text, default: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer().map(String)), { nil: undefined }) }, { requiredKeys: ['type', 'description'] }),
-  fc.record({ type: fc.constant('boolean' as const), description: text, default: fc.option(fc.oneof(fc.boolean(), fc.constantFrom('true', 'false')), { nil: undefined }) }, { requiredKeys: ['type', 'description'] }),
+  fc.record(
+    { type: fc.constant('integer' as const), description: text, default: fc.option(fc.oneof(fc.integer(), fc.integer().map(String)), { nil: undefined }) },
+    { requiredKeys: ['type', 'description'] },
+  ),
+  fc.record(
+    { type: fc.constant('number' as const), description: text, default: fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer().map(String)), { nil: undefined }) },
+    { requiredKeys: ['type', 'description'] },
+  ),
+  fc.record(
+    { type: fc.constant('boolean' as const), description: text, default: fc.option(fc.oneof(fc.boolean(), fc.constantFrom('true', 'false')), { nil: undefined }) },
+    { requiredKeys: ['type', 'description'] },
+  ),
 )
 /** Any parameter list the catalog accepts: every type, enum, default (typed or as text), secret, required or not. */
 const parameters = fc
@@ -149,9 +166,25 @@ const parameters = fc
 function agentRow(params: unknown): AgentRow {
   const now = Date.UTC(2025, 0, 1)
   return {
-    rowid: 1, id: 'gen01', slug: null, icon: '/icons/x.svg', name: 'Generated', description: 'A generated agent', visibility: 'public',
-    owner_account_id: 'acc_x', team_id: null, type: 'studio', executions: 0, trusted: 0, reviews_count: 0, reviews_sum: 0,
-    parameters: JSON.stringify(params), workflow: JSON.stringify({ steps: [{ id: 's', action: 'get_variable', input: {} }] }), param_text: '', created_at: now, updated_at: now,
+    rowid: 1,
+    id: 'gen01',
+    slug: null,
+    icon: '/icons/x.svg',
+    name: 'Generated',
+    description: 'A generated agent',
+    visibility: 'public',
+    owner_account_id: 'acc_x',
+    team_id: null,
+    type: 'studio',
+    executions: 0,
+    trusted: 0,
+    reviews_count: 0,
+    reviews_sum: 0,
+    parameters: JSON.stringify(params),
+    workflow: JSON.stringify({ steps: [{ id: 's', action: 'get_variable', input: {} }] }),
+    param_text: '',
+    created_at: now,
+    updated_at: now,
   }
 }
 
@@ -222,7 +255,7 @@ describe('action tools', () => {
     expect(((transcript.outputSchema?.properties as Json).response as Json).type).toBe('string')
   })
 
-  it('every action input the strict dialect can express passes OpenAI\'s toStrictJsonSchema unchanged', () => {
+  it("every action input the strict dialect can express passes OpenAI's toStrictJsonSchema unchanged", () => {
     let expressed = 0
     for (const a of actions) {
       let strict: JsonSchema

@@ -73,7 +73,10 @@ describe('the MCP server, through the official SDK client', () => {
     }
     const bad = new Client({ name: 'bad-token', version: '1.0.0' })
     const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer aak_${'x'.repeat(43)}` } }, fetch: recording })
-    const err = await bad.connect(transport).then(() => undefined, (e: unknown) => e)
+    const err = await bad.connect(transport).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(err).toBeInstanceOf(StreamableHTTPError)
     expect((err as StreamableHTTPError).code).toBe(401)
     expect((err as Error).message).toMatch(/Invalid token/)

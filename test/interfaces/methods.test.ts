@@ -98,7 +98,11 @@ describe('the route table and the document', () => {
   it('every route mounted on the app has an operation in the document, and every operation a route', async () => {
     const routes = inspectRoutes(createApp()).filter((r) => !r.isMiddleware && r.method !== 'ALL')
     expect(routes.length).toBeGreaterThan(40)
-    const ops = Object.entries(paths).flatMap(([template, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => ({ method: m.toUpperCase(), template })))
+    const ops = Object.entries(paths).flatMap(([template, item]) =>
+      Object.keys(item)
+        .filter((m) => m !== 'parameters')
+        .map((m) => ({ method: m.toUpperCase(), template })),
+    )
     const undocumented = routes.filter((r) => !ops.some((o) => o.method === r.method && honoRegex(r.path).test(concrete(o.template, 'x1'))))
     expect(undocumented.map((r) => `${r.method} ${r.path}`)).toEqual([])
     const unserved = ops.filter((o) => !routes.some((r) => r.method === o.method && honoRegex(r.path).test(concrete(o.template, 'x1'))))
@@ -129,15 +133,16 @@ describe('unknown query parameters', () => {
       const res = await request(method, path, { token, body })
       expect(res.status, path).toBe(400)
       expect(res.body.code).toBe('VALIDATION_FAILED')
-      expect(res.body.details.map((d: Json) => d.path), path).toEqual([expect.stringMatching(/^query:(limt|foo)$/)])
+      expect(
+        res.body.details.map((d: Json) => d.path),
+        path,
+      ).toEqual([expect.stringMatching(/^query:(limt|foo)$/)])
       expect(res.body.error).toMatch(/Unknown query parameter "(limt|foo)"/)
     }
   })
 
   it('any undeclared name is refused with a 400 naming it, on any documented operation', async () => {
-    const ops = Object.entries(paths).flatMap(([template, item]) =>
-      Object.entries(item as Record<string, Json>).map(([method, op]) => ({ method: method.toUpperCase(), template, op })),
-    )
+    const ops = Object.entries(paths).flatMap(([template, item]) => Object.entries(item as Record<string, Json>).map(([method, op]) => ({ method: method.toUpperCase(), template, op })))
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,20}$/), async ({ method, template, op }, name) => {
         const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => p.name)

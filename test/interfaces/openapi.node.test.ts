@@ -55,7 +55,11 @@ describe('the OpenAPI document', () => {
   })
 
   it('gives every operation a unique operationId and every $ref a target', () => {
-    const ids = Object.values<Json>(doc.paths).flatMap((item) => Object.values<Json>(item).map((op) => op?.operationId).filter(Boolean))
+    const ids = Object.values<Json>(doc.paths).flatMap((item) =>
+      Object.values<Json>(item)
+        .map((op) => op?.operationId)
+        .filter(Boolean),
+    )
     expect(new Set(ids).size).toBe(ids.length)
     const refs = JSON.stringify(doc).match(/"#\/components\/[^"]+"/g) ?? []
     for (const r of new Set(refs)) {

@@ -10,7 +10,10 @@ const mcp = (headers: Record<string, string>) =>
 
 describe('protected resource metadata (RFC 9728)', () => {
   it('describes the MCP server and the API as resources taking bearer tokens in the header, with no OAuth server', async () => {
-    for (const [path, resource] of [['/.well-known/oauth-protected-resource/mcp', `${BASE}/mcp`], ['/.well-known/oauth-protected-resource', BASE]]) {
+    for (const [path, resource] of [
+      ['/.well-known/oauth-protected-resource/mcp', `${BASE}/mcp`],
+      ['/.well-known/oauth-protected-resource', BASE],
+    ]) {
       const res = await get(path)
       expect(res.status, path).toBe(200)
       const doc = (await res.json()) as Record<string, unknown>

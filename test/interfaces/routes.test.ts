@@ -27,7 +27,9 @@ describe('GET /v1/openapi.json', () => {
     const doc = res.body as Json
     expect(doc.openapi).toMatch(/^3\.1\./)
     for (const a of actions) expect(doc.paths[`/v1/action/${a.name}`]?.post?.operationId).toBe(a.name)
-    const described = Object.values(doc.components.responses).map((r: Json) => r.description).join(' ')
+    const described = Object.values(doc.components.responses)
+      .map((r: Json) => r.description)
+      .join(' ')
     for (const code of Object.keys(ERROR_STATUS)) expect(described).toContain(code)
     expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }))
     expect(doc.paths['/v1/action/search'].post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['openai', 'openai_responses', 'anthropic', 'mcp'])

@@ -158,7 +158,9 @@ export function createFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
         : openaiError(400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null)
     }
     if (typeof body.model !== 'string' || !body.model) {
-      return vendor === 'anthropic' ? anthropicError(400, 'invalid_request_error', 'model: Field required') : openaiError(400, "Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter')
+      return vendor === 'anthropic'
+        ? anthropicError(400, 'invalid_request_error', 'model: Field required')
+        : openaiError(400, "Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter')
     }
 
     let system = ''

@@ -16,7 +16,12 @@ import { getAction } from '../../src/actions/registry'
 /** An action context for `accountId` with extra settings. */
 function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
-  return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, 'run_test', false)
+  return createContext(
+    { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null },
+    'run_test',
+    false,
+  )
 }
 
 describe('model registry', () => {

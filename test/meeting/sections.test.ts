@@ -148,7 +148,13 @@ describe('meeting_prep_v3_generate_meeting_sections', () => {
 
   it('answers 429 with Retry-After when the vendor keeps rate limiting every section', async () => {
     const { token } = await callerWithKeys(['openai'])
-    fake({ respond: () => ({ status: 429, body: { error: { message: 'Rate limit reached for gpt-5.4-nano', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '60' } }) })
+    fake({
+      respond: () => ({
+        status: 429,
+        body: { error: { message: 'Rate limit reached for gpt-5.4-nano', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+        headers: { 'retry-after': '60' },
+      }),
+    })
     const res = await action(NAME, { ...CONTEXT, sections_to_generate: '["overview"]' }, token)
     expect(res.status).toBe(429)
     expect(res.body.code).toBe('UPSTREAM_RATE_LIMITED')

@@ -19,8 +19,7 @@ const ORIGIN = `https://${DOMAIN}`
 
 const ld = (o: unknown) => `<script type="application/ld+json">${JSON.stringify(o)}</script>`
 
-const page = (title: string, head: string, body: string) =>
-  `<!doctype html><html><head><title>${title}</title>${head}</head><body>${body}</body></html>`
+const page = (title: string, head: string, body: string) => `<!doctype html><html><head><title>${title}</title>${head}</head><body>${body}</body></html>`
 
 /** The fixture company site: Acme Robotics. */
 export const SITE: Record<string, string> = {
@@ -50,7 +49,14 @@ export const SITE: Record<string, string> = {
   '/contact': page('Contact', '', '<h1>Contact</h1><p><a href="mailto:hello@acmerobotics.example">Email us</a> or call <a href="tel:+1-415-555-0199">+1 415 555 0199</a></p>'),
   '/pricing': page(
     'Pricing',
-    ld({ '@context': 'https://schema.org', '@type': 'Product', name: 'Acme Picker', description: 'Autonomous picking robot', offers: { '@type': 'Offer', price: '1999', priceCurrency: 'USD', name: 'Monthly lease' }, aggregateRating: { '@type': 'AggregateRating', ratingValue: '4.6', reviewCount: '87' } }),
+    ld({
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Acme Picker',
+      description: 'Autonomous picking robot',
+      offers: { '@type': 'Offer', price: '1999', priceCurrency: 'USD', name: 'Monthly lease' },
+      aggregateRating: { '@type': 'AggregateRating', ratingValue: '4.6', reviewCount: '87' },
+    }),
     '<h1>Pricing</h1><h2>Picker lease</h2><p>$1,999 per robot per month.</p>',
   ),
 }
@@ -144,7 +150,8 @@ export function keyedUpstreams() {
       if (req.headers.get('x-cb-user-key') !== 'cb-key') return json([{ code: 'LA401', message: 'Unauthorized' }], 401)
       if (url.pathname === '/api/v4/autocompletes' && url.searchParams.get('collection_ids') === 'organizations') return json(cbAutocomplete)
       if (url.pathname === '/api/v4/entities/organizations/acme-robotics' && url.searchParams.get('card_ids') === 'raised_funding_rounds') return json(cbOrganization)
-      if (url.pathname.startsWith('/api/v4/entities/organizations/')) return json({ properties: { identifier: { value: 'Other', permalink: 'other' }, website_url: 'https://other.example' }, cards: {} })
+      if (url.pathname.startsWith('/api/v4/entities/organizations/'))
+        return json({ properties: { identifier: { value: 'Other', permalink: 'other' }, website_url: 'https://other.example' }, cards: {} })
     }
     if (url.hostname === 'api.cloudflare.com' && url.pathname === '/client/v4/accounts/cf-acct/browser-rendering/screenshot') {
       if (req.method !== 'POST' || req.headers.get('authorization') !== 'Bearer cf-token') return json({ success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, 401)

@@ -24,7 +24,12 @@ const KEYS: Partial<Env> = {
 /** A context as the runtime builds it, with extra settings (the Worker's bindings are fixed per test run). */
 function contextWith(overrides: Partial<Env>, accountId: string) {
   const e = { ...env, ...overrides } as Env
-  const ctx = createContext({ env: e, config: readConfig(e), log: createLogger({ test: 'research' }), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null }, `run_keyed${crypto.randomUUID().replace(/-/g, '')}`, false)
+  const ctx = createContext(
+    { env: e, config: readConfig(e), log: createLogger({ test: 'research' }), actions: getAction, waitUntil: () => undefined },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null },
+    `run_keyed${crypto.randomUUID().replace(/-/g, '')}`,
+    false,
+  )
   // Steps are memoized in run_steps, which needs a run row; these direct runs have none.
   ctx.step = (_name, fn) => fn()
   return ctx
@@ -38,10 +43,18 @@ describe('keyed and composed research sections', () => {
     const report = await buildReport(contextWith(KEYS, accountId), DOMAIN, sections, false)
     const s = report.sections
 
-    expect(s.search_keywords?.data).toMatchObject({ total: 2, organic_count: 2, keywords: [{ keyword: 'warehouse robots', search_volume: 2900, cpc_usd: 6.15, position: 3, type: 'organic' }, { keyword: 'acme robotics' }] })
+    expect(s.search_keywords?.data).toMatchObject({
+      total: 2,
+      organic_count: 2,
+      keywords: [{ keyword: 'warehouse robots', search_volume: 2900, cpc_usd: 6.15, position: 3, type: 'organic' }, { keyword: 'acme robotics' }],
+    })
     expect(s.reviews?.data).toEqual({ sites: [expect.objectContaining({ site: 'Trustpilot', trust_score: 4.4, stars: 4.5, review_count: 318 })] })
     expect(s.product_summary?.data).toMatchObject({ review_ratings: { sites: [{ site: 'Trustpilot' }] } })
-    expect(s.funding_history?.data).toMatchObject({ organization: 'Acme Robotics', total_usd: 140000000, rounds: [{ name: 'Series B - Acme Robotics', lead_investors: ['Sample Capital'] }, { announced_on: '2015-06-01' }] })
+    expect(s.funding_history?.data).toMatchObject({
+      organization: 'Acme Robotics',
+      total_usd: 140000000,
+      rounds: [{ name: 'Series B - Acme Robotics', lead_investors: ['Sample Capital'] }, { announced_on: '2015-06-01' }],
+    })
 
     expect(s.financials?.status).toBe('ok')
     expect(s.financials?.data).toMatchObject({ cik: '0009990001', matched_via: 'Wikidata SEC CIK (P5531)', public_float: { value_usd: 2600000000, as_of: '2024-06-30' } })

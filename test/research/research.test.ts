@@ -84,7 +84,22 @@ describe('company_research_v2_run_full_research', () => {
     const first = mockFetch(openUpstreams())
     const body = { domain: DOMAIN, section_news: true, section_web_traffic: true }
     const only = Object.fromEntries(
-      ['company_overview', 'visual_timeline', 'product_summary', 'homepage_screenshot', 'technology_stack', 'detected_technologies', 'search_keywords', 'financials', 'funding_history', 'people', 'competitors', 'job_openings', 'contact', 'reviews'].map((s) => [`section_${s}`, false]),
+      [
+        'company_overview',
+        'visual_timeline',
+        'product_summary',
+        'homepage_screenshot',
+        'technology_stack',
+        'detected_technologies',
+        'search_keywords',
+        'financials',
+        'funding_history',
+        'people',
+        'competitors',
+        'job_openings',
+        'contact',
+        'reviews',
+      ].map((s) => [`section_${s}`, false]),
     )
     const miss = await action(NAME, { ...body, ...only }, token)
     expect(miss.status).toBe(200)

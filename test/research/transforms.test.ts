@@ -44,7 +44,12 @@ describe('provider transforms', () => {
     const e = (entities as { entities: Record<string, WikidataEntity> }).entities.Q999001
     expect(dateValue(e, 'P571')).toBe('2011-03-15')
     expect(latestQuantity(e, 'P1128')).toEqual({ value: 1200, as_of: '2024-12-31' })
-    expect(tickers({ id: 'Q1', claims: { P414: [{ mainsnak: { datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } }, qualifiers: { P249: [{ datavalue: { type: 'string', value: 'ACME' } }] } }] } })).toEqual([{ ticker: 'ACME', exchange: 'Q13677' }])
+    expect(
+      tickers({
+        id: 'Q1',
+        claims: { P414: [{ mainsnak: { datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } }, qualifiers: { P249: [{ datavalue: { type: 'string', value: 'ACME' } }] } }] },
+      }),
+    ).toEqual([{ ticker: 'ACME', exchange: 'Q13677' }])
     expect(websiteQuery('a.example')).toContain('<https://www.a.example/>')
   })
 

@@ -3,7 +3,22 @@ import { action, mockFetch, newCaller, request } from '../helpers'
 import { DOMAIN, openUpstreams } from './fakes'
 
 const sectionsOff = Object.fromEntries(
-  ['visual_timeline', 'product_summary', 'homepage_screenshot', 'technology_stack', 'detected_technologies', 'search_keywords', 'financials', 'funding_history', 'news', 'people', 'competitors', 'job_openings', 'contact', 'reviews'].map((s) => [`section_${s}`, false]),
+  [
+    'visual_timeline',
+    'product_summary',
+    'homepage_screenshot',
+    'technology_stack',
+    'detected_technologies',
+    'search_keywords',
+    'financials',
+    'funding_history',
+    'news',
+    'people',
+    'competitors',
+    'job_openings',
+    'contact',
+    'reviews',
+  ].map((s) => [`section_${s}`, false]),
 )
 
 describe('company research asynchronous trio', () => {

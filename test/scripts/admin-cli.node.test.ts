@@ -103,13 +103,23 @@ describe('the admin CLI sends the local admin token only to this machine', () =>
 describe('what counts as a local URL', () => {
   const octet = fc.integer({ min: 0, max: 255 })
   const junk = fc.constantFrom('', 'localhost', '127.0.0.1', '[::1]', 'localhost:80', '@localhost', '#@127.0.0.1')
-  const userinfo = fc.oneof(fc.constant(''), junk.map((j) => `${encodeURIComponent(j) || 'u'}@`))
+  const userinfo = fc.oneof(
+    fc.constant(''),
+    junk.map((j) => `${encodeURIComponent(j) || 'u'}@`),
+  )
   const tail = fc.tuple(junk, junk).map(([p, q]) => `/${encodeURIComponent(p)}?q=${encodeURIComponent(q)}`)
 
   it('accepts exactly localhost, 127.0.0.0/8 and [::1], whatever the user info, path or query say', () => {
-    const local = fc.oneof(fc.constant('localhost'), fc.constant('[::1]'), fc.tuple(octet, octet, octet).map(([b, c, d]) => `127.${b}.${c}.${d}`))
+    const local = fc.oneof(
+      fc.constant('localhost'),
+      fc.constant('[::1]'),
+      fc.tuple(octet, octet, octet).map(([b, c, d]) => `127.${b}.${c}.${d}`),
+    )
     const remote = fc.oneof(
-      fc.tuple(octet, octet, octet, octet).filter(([a]) => a !== 127).map((o) => o.join('.')),
+      fc
+        .tuple(octet, octet, octet, octet)
+        .filter(([a]) => a !== 127)
+        .map((o) => o.join('.')),
       fc.domain().filter((d) => d !== 'localhost' && !d.endsWith('.localhost')),
       fc.constantFrom('[::ffff:127.0.0.1]', '[::]', '[::2]', '0.0.0.0', 'localhost.example.com', '127.0.0.1.example.com', 'xn--localhost-'),
     )

@@ -231,7 +231,7 @@ describe('deploy:setup gives the Worker its secrets', () => {
     )
   })
 
-  it("refuses a file of another Worker, and a file that lacks a secret the Worker lacks too", () => {
+  it('refuses a file of another Worker, and a file that lacks a secret the Worker lacks too', () => {
     expect(planSecrets({ ...base, saved: { WORKER_NAME: 'other' }, present: [], fresh: generateSecrets() }).error).toMatch(/belongs to the Worker "other"/)
     const partial = planSecrets({ ...base, saved: { WORKER_NAME: base.worker, ADMIN_TOKEN: 'a' }, present: [], fresh: generateSecrets() })
     expect(partial.error).toMatch(/lacks ENCRYPTION_KEY, WEBHOOK_SIGNING_SECRET/)

@@ -21,7 +21,13 @@ const TOPIC = 'trail running shoes'
 
 function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
-  return createContext({ env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined }, { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null }, `run_seo_${crypto.randomUUID()}`, false, false)
+  return createContext(
+    { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null },
+    `run_seo_${crypto.randomUUID()}`,
+    false,
+    false,
+  )
 }
 
 const bodyOf = async (req: Request): Promise<Json> => JSON.parse(await req.text())
@@ -151,7 +157,14 @@ describe('aeo_seo_research with answer engines', () => {
       keys: { openai: 'sk-test-openai', anthropic: 'sk-ant-test' },
       respond: (call) =>
         call.schemaName === 'content_recommendations'
-          ? { object: { recommendations: [{ ...rec, title: 'Grounded piece', evidence_ids: ['C1', 'X9'] }, { ...rec, title: 'Ungrounded piece', evidence_ids: ['X1'] }] } }
+          ? {
+              object: {
+                recommendations: [
+                  { ...rec, title: 'Grounded piece', evidence_ids: ['C1', 'X9'] },
+                  { ...rec, title: 'Ungrounded piece', evidence_ids: ['X1'] },
+                ],
+              },
+            }
           : undefined,
     })
     const seen = mockFetch(trailgear, engines(), (req) => llm.handle(req))
@@ -193,12 +206,16 @@ describe('aeo_seo_research with answer engines', () => {
   it('still reports the other engines when one fails, and finds gaps where only competitors are cited', async () => {
     const accountId = await createAccount()
     mockFetch(trailgear, engines({ anthropicStatus: 500 }))
-    const report = await runResearch(contextWith(accountId, { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: 'https://api.openai.com/v1' }), {
-      topic: TOPIC,
-      website_url: `${ORIGIN}/`,
-      research_depth: 'standard',
-      optimization_focus: 'balanced',
-    }, undefined)
+    const report = await runResearch(
+      contextWith(accountId, { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: 'https://api.openai.com/v1' }),
+      {
+        topic: TOPIC,
+        website_url: `${ORIGIN}/`,
+        research_depth: 'standard',
+        optimization_focus: 'balanced',
+      },
+      undefined,
+    )
     const status = Object.fromEntries(report.ai_citations.engines.map((e) => [e.engine, e.status]))
     expect(status).toEqual({ perplexity: 'unavailable', openai_web_search: 'ok', anthropic_web_search: 'error' })
     const anthropic = report.ai_citations.engines.find((e) => e.engine === 'anthropic_web_search')!
@@ -213,7 +230,12 @@ describe('aeo_seo_research with answer engines', () => {
   it('writes rule-based recommendations from the gaps, each with its evidence, when the model fails', async () => {
     const accountId = await createAccount()
     mockFetch(trailgear, engines(), (req) => (new URL(req.url).host === 'api.openai.com' ? json({ error: { message: 'bad', type: 'invalid_request_error' } }, 400) : null))
-    const report = await runResearch(contextWith(accountId, { OPENAI_API_KEY: 'sk-test-openai' }), { topic: TOPIC, website_url: `${ORIGIN}/`, research_depth: 'standard', optimization_focus: 'aeo_focused' })
+    const report = await runResearch(contextWith(accountId, { OPENAI_API_KEY: 'sk-test-openai' }), {
+      topic: TOPIC,
+      website_url: `${ORIGIN}/`,
+      research_depth: 'standard',
+      optimization_focus: 'aeo_focused',
+    })
     expect(report.questions.source).toBe('templates')
     expect(report.questions.note).toContain('could not write questions')
     const recs = report.content_recommendations
@@ -228,7 +250,12 @@ describe('aeo_seo_research with a keyword data provider', () => {
   it('measures keywords with DataForSEO, marks where the site ranks and ranks SERP competitors', async () => {
     const accountId = await createAccount()
     const seen = mockFetch(trailgear, dataforseo)
-    const report = await runResearch(contextWith(accountId, { DATAFORSEO_LOGIN: 'login@test', DATAFORSEO_PASSWORD: 'pw' }), { topic: TOPIC, website_url: `${ORIGIN}/`, research_depth: 'standard', optimization_focus: 'seo_focused' })
+    const report = await runResearch(contextWith(accountId, { DATAFORSEO_LOGIN: 'login@test', DATAFORSEO_PASSWORD: 'pw' }), {
+      topic: TOPIC,
+      website_url: `${ORIGIN}/`,
+      research_depth: 'standard',
+      optimization_focus: 'seo_focused',
+    })
     const kw = report.keyword_opportunities
     expect(kw).toMatchObject({ status: 'ok', source: 'dataforseo', measured: true })
     const clean = kw.keywords.find((k) => k.keyword === 'how to clean trail running shoes')!

@@ -95,7 +95,21 @@ describe('registrable domains and gaps', () => {
       kind: 'x',
       site_cited_by: site as never,
       competitors_cited: competitors,
-      results: [{ engine: 'perplexity', status: 'ok', measured_at: '', model: 'sonar', cited_domains: competitors, cited_urls: competitors.map((d) => `https://${d}/`), site_cited: site.length > 0, site_urls: [], competitors_cited: competitors, answer_excerpt: '', note: '' }],
+      results: [
+        {
+          engine: 'perplexity',
+          status: 'ok',
+          measured_at: '',
+          model: 'sonar',
+          cited_domains: competitors,
+          cited_urls: competitors.map((d) => `https://${d}/`),
+          site_cited: site.length > 0,
+          site_urls: [],
+          competitors_cited: competitors,
+          answer_excerpt: '',
+          note: '',
+        },
+      ],
     })
     const gaps = findGaps([q('a?', [], ['rei.com']), q('b?', ['perplexity'], ['rei.com']), q('c?', [], [])])
     expect(gaps.map((g) => g.question)).toEqual(['a?'])

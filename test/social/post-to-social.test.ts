@@ -66,7 +66,13 @@ describe('post_to_social', () => {
         thumb: { $type: 'blob', ref: { $link: expect.stringMatching(/^bafkrei/) }, mimeType: 'image/png', size: PNG.byteLength },
       },
     })
-    expect(out.link_card).toEqual({ uri: 'https://example.com/notes', title: 'Release notes & more', description: 'Everything new in 2.0', image: 'https://example.com/card.png', thumb_uploaded: true })
+    expect(out.link_card).toEqual({
+      uri: 'https://example.com/notes',
+      title: 'Release notes & more',
+      description: 'Everything new in 2.0',
+      image: 'https://example.com/card.png',
+      thumb_uploaded: true,
+    })
     expect(pds.loggedOut).toEqual([alice.did])
   })
 

@@ -97,19 +97,16 @@ describe('get_video_transcript', () => {
     expect(new URL(log.watch[0].url).searchParams.get('v')).toBe(VIDEO_ID)
   })
 
-  it.each(['https://vimeo.com/76979871', 'https://www.youtube.com/playlist?list=PL0', 'GJLlxj_dtq8', 'https://www.youtube.com/watch?v=abc'])(
-    'answers 400 naming the url field for %s',
-    async (url) => {
-      const { token } = await newCaller()
-      const seen = mockFetch(() => null)
-      const res = await action('get_video_transcript', { url }, token)
-      expect(res.status).toBe(400)
-      expect(res.body).toMatchObject({ status: 400, response: null, code: 'VALIDATION_FAILED' })
-      expect(res.body.error).toContain('url')
-      expect(res.body.details[0].path).toBe('/url')
-      expect(seen.length).toBe(0)
-    },
-  )
+  it.each(['https://vimeo.com/76979871', 'https://www.youtube.com/playlist?list=PL0', 'GJLlxj_dtq8', 'https://www.youtube.com/watch?v=abc'])('answers 400 naming the url field for %s', async (url) => {
+    const { token } = await newCaller()
+    const seen = mockFetch(() => null)
+    const res = await action('get_video_transcript', { url }, token)
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ status: 400, response: null, code: 'VALIDATION_FAILED' })
+    expect(res.body.error).toContain('url')
+    expect(res.body.details[0].path).toBe('/url')
+    expect(seen.length).toBe(0)
+  })
 
   it('answers 400 for wrong types and a malformed language', async () => {
     const { token } = await newCaller()

@@ -12,7 +12,10 @@ export const companyResearchReportAction = defineAction({
   description: 'The report of a research run, or one section of it. While the run is not finished the answer says so (ready false) with its state.',
   input: z.strictObject({
     run_id: RunIdField,
-    section: z.enum(SECTION_NAMES).optional().describe(`One section to return instead of the whole report: ${SECTION_NAMES.join(', ')}.`),
+    section: z
+      .enum(SECTION_NAMES)
+      .optional()
+      .describe(`One section to return instead of the whole report: ${SECTION_NAMES.join(', ')}.`),
   }),
   hints: { readOnly: true, idempotent: true },
   mode: 'inline',

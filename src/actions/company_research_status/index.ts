@@ -6,12 +6,18 @@ import { companyResearchAction } from '../company_research'
 import { defineAction } from '../define'
 
 /** A run id field, shared by the status and report actions. */
-export const RunIdField = z.string().min(1).max(100).regex(/^run_[A-Za-z0-9_]+$/, 'must be a run id such as "run_..."').describe('Run id returned by company_research_v2_start_research (or a 202 of run_full_research).')
+export const RunIdField = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^run_[A-Za-z0-9_]+$/, 'must be a run id such as "run_..."')
+  .describe('Run id returned by company_research_v2_start_research (or a 202 of run_full_research).')
 
 /** The caller's research run, or a 404 (other accounts' runs and other actions' runs read as absent). */
 export async function researchRun(db: D1Database, accountId: string, runId: string) {
   const run = await getOwnRun(db, accountId, runId)
-  if (!run || run.action !== companyResearchAction.name) throw new ApiError('NOT_FOUND', `Research run "${runId}" not found`, [{ path: '/run_id', message: 'No research run with this id for this account' }])
+  if (!run || run.action !== companyResearchAction.name)
+    throw new ApiError('NOT_FOUND', `Research run "${runId}" not found`, [{ path: '/run_id', message: 'No research run with this id for this account' }])
   return run
 }
 

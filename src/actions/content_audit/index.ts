@@ -76,9 +76,7 @@ export const contentAuditAction = defineAction({
         thinContentWords: input.thin_content_words,
       })
     })
-    const modelAnalysis = await ctx.step('model_gaps', () =>
-      modelGapAnalysis(ctx, audit.content_gaps, input.website_url, audit.inventory.map((p) => p.title ?? '').filter(Boolean)),
-    )
+    const modelAnalysis = await ctx.step('model_gaps', () => modelGapAnalysis(ctx, audit.content_gaps, input.website_url, audit.inventory.map((p) => p.title ?? '').filter(Boolean)))
     await deleteCrawl(ctx.db, ctx.runId)
     return { ...audit, content_gaps: { ...audit.content_gaps, model_analysis: modelAnalysis } }
   },

@@ -16,7 +16,9 @@ export const ContentAuditInput = z
     audit_scope: z
       .enum(['full_site', 'blog_only', 'custom_path'])
       .default('full_site')
-      .describe('full_site: every page of the site; blog_only: blog-like sections found from URLs, post sitemaps and feeds; custom_path: pages under custom_path (or under the path of website_url). Default "full_site".'),
+      .describe(
+        'full_site: every page of the site; blog_only: blog-like sections found from URLs, post sitemaps and feeds; custom_path: pages under custom_path (or under the path of website_url). Default "full_site".',
+      ),
     optimization_focus: z
       .enum(['seo_focused', 'aeo_focused', 'balanced'])
       .default('balanced')
@@ -27,13 +29,7 @@ export const ContentAuditInput = z
       .regex(/^\/[^\s?#]*$/, 'must be a URL path starting with "/" (no query or fragment)')
       .optional()
       .describe('Path prefix audited when audit_scope is custom_path, e.g. "/docs/"; default: the path of website_url'),
-    max_pages: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_PAGES_LIMIT)
-      .default(100)
-      .describe(`Most URLs fetched (pages, redirects and errors alike), 1-${MAX_PAGES_LIMIT}. Default 100.`),
+    max_pages: z.number().int().min(1).max(MAX_PAGES_LIMIT).default(100).describe(`Most URLs fetched (pages, redirects and errors alike), 1-${MAX_PAGES_LIMIT}. Default 100.`),
     thin_content_words: z
       .number()
       .int()

@@ -21,9 +21,7 @@ export const crmLookupObjectAction = defineAction({
     { object_type: 'contacts', object_id: 'ada@example.com', properties: 'email,firstname' },
   ],
   async run(input, ctx) {
-    const ref = input.identification_method
-      ? parseRef(input.object_type, input.identification_method, input.object_id, 'object_id')
-      : inferRef(input.object_type, input.object_id, 'object_id')
+    const ref = input.identification_method ? parseRef(input.object_type, input.identification_method, input.object_id, 'object_id') : inferRef(input.object_type, input.object_id, 'object_id')
     const asked = parsePropertyNames(input.properties)
     const associations = parseObjectTypeList(input.associations)
     const crm = await openCrm(ctx)

@@ -4,23 +4,10 @@ import { lookupIdMethodField, objectTypeField } from '../../crm/input'
 
 export const CrmLookupInput = z.strictObject({
   object_type: objectTypeField,
-  object_id: z
-    .string()
-    .trim()
-    .min(1)
-    .max(512)
-    .describe('The object: its CRM ID, a contact email or a company domain (may be a {{variable}} reference)'),
+  object_id: z.string().trim().min(1).max(512).describe('The object: its CRM ID, a contact email or a company domain (may be a {{variable}} reference)'),
   identification_method: lookupIdMethodField,
-  properties: z
-    .string()
-    .max(20_000)
-    .optional()
-    .describe('Properties to return: comma list ("email,firstname") or JSON array; empty returns a default set for the object type'),
-  associations: z
-    .string()
-    .max(2_000)
-    .optional()
-    .describe('Object types whose associated ids to return, comma list or JSON array (e.g. "deals,companies")'),
+  properties: z.string().max(20_000).optional().describe('Properties to return: comma list ("email,firstname") or JSON array; empty returns a default set for the object type'),
+  associations: z.string().max(2_000).optional().describe('Object types whose associated ids to return, comma list or JSON array (e.g. "deals,companies")'),
   output_variable_name: outputVariable('retrieved_object'),
 })
 

@@ -5,17 +5,8 @@ import { idMethodField, objectTypeField } from '../../crm/input'
 export const CrmUpdateInput = z.strictObject({
   object_type: objectTypeField,
   identification_method: idMethodField('identifier_value'),
-  identifier_value: z
-    .string()
-    .trim()
-    .min(1)
-    .max(512)
-    .describe('The object to update: its CRM ID, a contact email or a company domain, per identification_method'),
-  properties: z
-    .string()
-    .max(200_000)
-    .optional()
-    .describe('Properties to set: a JSON object ({"firstname":"Ada","phone":"+44..."}) or key=value lines; "" clears a value. At least one is required.'),
+  identifier_value: z.string().trim().min(1).max(512).describe('The object to update: its CRM ID, a contact email or a company domain, per identification_method'),
+  properties: z.string().max(200_000).optional().describe('Properties to set: a JSON object ({"firstname":"Ada","phone":"+44..."}) or key=value lines; "" clears a value. At least one is required.'),
   associations: z
     .string()
     .max(50_000)

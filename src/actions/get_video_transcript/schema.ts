@@ -1,16 +1,14 @@
 import { z } from 'zod'
 
 export const GetVideoTranscriptInput = z.strictObject({
-  url: z
-    .string()
-    .min(1)
-    .max(2048)
-    .describe('URL of the YouTube video: a watch, youtu.be, embed, shorts or live URL, e.g. https://www.youtube.com/watch?v=GJLlxj_dtq8'),
+  url: z.string().min(1).max(2048).describe('URL of the YouTube video: a watch, youtu.be, embed, shorts or live URL, e.g. https://www.youtube.com/watch?v=GJLlxj_dtq8'),
   language: z
     .string()
     .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language code such as "en", "de" or "zh-Hant"')
     .optional()
-    .describe('Optional language code of the transcript ("en", "de", "zh-Hant"). Manual captions in it are preferred, then generated ones, then a YouTube machine translation. Default: English, else the first manual track, else the first generated one.'),
+    .describe(
+      'Optional language code of the transcript ("en", "de", "zh-Hant"). Manual captions in it are preferred, then generated ones, then a YouTube machine translation. Default: English, else the first manual track, else the first generated one.',
+    ),
 })
 
 const KeyMoment = z.object({

@@ -44,8 +44,7 @@ function agentAndParams(input: AgentCall, ctx: ActionContext): ReturnType<typeof
 export const invokeAgentAction = defineAction({
   name: 'invoke_agent',
   summary: 'Invoke an agent',
-  description:
-    "Runs an agent's workflow with the given parameters and answers its output. Agents are also callable as POST /v1/action/invoke_agent_<id> with the parameters as the body.",
+  description: "Runs an agent's workflow with the given parameters and answers its output. Agents are also callable as POST /v1/action/invoke_agent_<id> with the parameters as the body.",
   input: z.strictObject({
     id: z.string().min(1).max(80).describe('Agent id (or slug)'),
     input: agentInput,

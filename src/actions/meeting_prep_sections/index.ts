@@ -128,9 +128,7 @@ export const meetingSectionsAction = defineAction({
       firstError ??= result.reason
       const api = toApiError(result.reason)
       if (!api) ctx.log.error('meeting section failed', { section: name, ...errorFields(result.reason) })
-      out.errors[name] = api
-        ? { code: api.code, status: api.status, message: api.message }
-        : { code: 'INTERNAL', status: 500, message: `Internal error while generating the ${name} section` }
+      out.errors[name] = api ? { code: api.code, status: api.status, message: api.message } : { code: 'INTERNAL', status: 500, message: `Internal error while generating the ${name} section` }
     })
     // Nothing generated: the call as a whole failed, with the first section's error.
     if (Object.keys(out.sections).length === 0) throw firstError

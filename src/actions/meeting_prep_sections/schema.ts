@@ -4,8 +4,7 @@ import { fastModelField, qualityModelField } from '../../providers/llm/registry'
 
 const MAX_CONTEXT = 200_000
 
-const contextField = (description: string) =>
-  z.string().max(MAX_CONTEXT).optional().describe(`${description} (text, JSON text, or a {{variable}} reference; at most ${MAX_CONTEXT} characters)`)
+const contextField = (description: string) => z.string().max(MAX_CONTEXT).optional().describe(`${description} (text, JSON text, or a {{variable}} reference; at most ${MAX_CONTEXT} characters)`)
 
 export const MeetingSectionsInput = z.strictObject({
   processed_research: contextField('Processed contact research results'),
@@ -26,10 +25,7 @@ export const MeetingSectionsInput = z.strictObject({
     .describe(
       'Text of a JSON array of section names, e.g. ["overview","questions"]. V3 names: overview, attendees, company, situation, segues, questions, next_step. V2 names: overview, attendees, company, strategy, goals. Default: every section of the chosen set',
     ),
-  use_v4_sections: z
-    .boolean()
-    .default(true)
-    .describe('true generates the V3 set (situation, segues, questions, next_step); false the V2 set (strategy, goals). Default true.'),
+  use_v4_sections: z.boolean().default(true).describe('true generates the V3 set (situation, segues, questions, next_step); false the V2 set (strategy, goals). Default true.'),
   fast_model: fastModelField(),
   quality_model: qualityModelField(),
   meeting_memories_answer: contextField('Answer of a meeting-memory query: context from earlier meetings in the series'),

@@ -123,9 +123,7 @@ export const SECTIONS: Record<SectionName, SectionSpec> = {
     schema: z.object({
       approach: text('The overall approach for the meeting'),
       key_messages: list('The messages to land, most important first'),
-      potential_objections: z
-        .array(z.object({ objection: text('A likely objection'), response: text('How to answer it') }))
-        .describe('Objections the attendees may raise, with answers'),
+      potential_objections: z.array(z.object({ objection: text('A likely objection'), response: text('How to answer it') })).describe('Objections the attendees may raise, with answers'),
       positioning: text('How to position the offering against the status quo and alternatives'),
     }),
     instructions: 'Plan the meeting strategy: approach, key messages, likely objections with answers, and positioning.',

@@ -14,7 +14,10 @@ export const subjectLineAction = defineAction({
   output: SubjectLineOutput,
   hints: { readOnly: true, idempotent: true },
   mode: 'inline',
-  examples: [{ selected_meeting: 'Acme Corp Discovery Call - Tuesday, March 5, 2024 at 2:00 PM' }, { meeting_title: 'Globex QBR', selected_meeting: '{"summary":"QBR","start":{"dateTime":"2026-03-10T09:30:00Z"}}' }],
+  examples: [
+    { selected_meeting: 'Acme Corp Discovery Call - Tuesday, March 5, 2024 at 2:00 PM' },
+    { meeting_title: 'Globex QBR', selected_meeting: '{"summary":"QBR","start":{"dateTime":"2026-03-10T09:30:00Z"}}' },
+  ],
   async run(input): Promise<z.output<typeof SubjectLineOutput>> {
     const title = cleanTitle(input.meeting_title ?? '')
     const selected = (input.selected_meeting ?? '').trim()
@@ -24,9 +27,7 @@ export const subjectLineAction = defineAction({
         { path: '/selected_meeting', message: 'Required when meeting_title is empty' },
       ])
     }
-    const parsed: ParsedMeeting = selected
-      ? parseSelectedMeeting(selected)
-      : { title, date: null, month: null, day: null, weekday: null, time: null, timezone: null, format: 'title_only' }
+    const parsed: ParsedMeeting = selected ? parseSelectedMeeting(selected) : { title, date: null, month: null, day: null, weekday: null, time: null, timezone: null, format: 'title_only' }
     const meeting = { ...parsed, title: title || parsed.title }
     return {
       subject_line: formatSubject(meeting),

@@ -129,7 +129,9 @@ function findDate(text: string): DatePart | null {
     const [month, day] = [Number(n[2]), Number(n[3])]
     const year = n[4] ? (n[4].length === 2 ? 2000 + Number(n[4]) : Number(n[4])) : null
     if (validDate(year, month, day)) {
-      candidates.push(withTime(text, { start: n.index, end: n.index + n[0].length, year, month, day, weekday: weekdayName(n[1], year, month, day), time: null, timezone: null, format: 'numeric_date' }))
+      candidates.push(
+        withTime(text, { start: n.index, end: n.index + n[0].length, year, month, day, weekday: weekdayName(n[1], year, month, day), time: null, timezone: null, format: 'numeric_date' }),
+      )
     }
   }
   candidates.sort((a, b) => a.start - b.start)

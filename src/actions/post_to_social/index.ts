@@ -57,10 +57,7 @@ export const postToSocialAction = defineAction({
     const spans = detectSpans(text)
     const mentions = spans.flatMap((s) => (s.kind === 'mention' ? [s.handle] : []))
     const firstLink = spans.find((s) => s.kind === 'link')
-    const [dids, card] = await Promise.all([
-      resolveMentions(ctx.fetch, settings, mentions),
-      firstLink ? fetchLinkCard(ctx.fetch, firstLink.uri) : Promise.resolve(null as LinkCard | null),
-    ])
+    const [dids, card] = await Promise.all([resolveMentions(ctx.fetch, settings, mentions), firstLink ? fetchLinkCard(ctx.fetch, firstLink.uri) : Promise.resolve(null as LinkCard | null)])
     const facets: Facet[] = buildFacets(spans, dids)
     const image: CardImage | null = card?.image && !input.dry_run ? await fetchCardImage(ctx.fetch, card.image) : null
 
@@ -69,9 +66,7 @@ export const postToSocialAction = defineAction({
       text,
       createdAt: new Date().toISOString(),
       ...(facets.length ? { facets } : {}),
-      ...(card
-        ? { embed: { $type: 'app.bsky.embed.external', external: { uri: card.uri, title: card.title, description: card.description, ...(thumb ? { thumb } : {}) } } }
-        : {}),
+      ...(card ? { embed: { $type: 'app.bsky.embed.external', external: { uri: card.uri, title: card.title, description: card.description, ...(thumb ? { thumb } : {}) } } } : {}),
     })
     const base = {
       graphemes: graphemeCount(text),

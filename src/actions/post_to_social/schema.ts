@@ -3,11 +3,7 @@ import { outputVariable } from '../common/fields'
 
 export const PostToSocialInput = z
   .strictObject({
-    username: z
-      .string()
-      .min(1)
-      .max(320)
-      .describe('The account to post as: its handle (alice.bsky.social, a leading @ is fine), its DID, or its sign-in email'),
+    username: z.string().min(1).max(320).describe('The account to post as: its handle (alice.bsky.social, a leading @ is fine), its DID, or its sign-in email'),
     password: z
       .string()
       .max(1024)
@@ -22,10 +18,7 @@ export const PostToSocialInput = z
       .max(100_000)
       .describe('Text of the post: at most 300 characters (graphemes) and 3000 UTF-8 bytes. Links, @mentions and #hashtags become rich-text facets; the first link gets a card.'),
     output_variable_name: outputVariable('post_result'),
-    dry_run: z
-      .boolean()
-      .default(false)
-      .describe('When true, validates the content, resolves mentions and the link card, and returns the record without logging in or posting. Default false.'),
+    dry_run: z.boolean().default(false).describe('When true, validates the content, resolves mentions and the link card, and returns the record without logging in or posting. Default false.'),
   })
   .superRefine((v, ctx) => {
     if (!v.dry_run && !v.password) {

@@ -23,18 +23,22 @@ export const searchAction = defineAction({
   async run(input, ctx) {
     const filter = catalogFilter(ctx, input.status)
     if (!filter) return []
-    const hits = await searchCatalog(ctx.db, {
-      viewer: { accountId: ctx.account.id, teamIds: ctx.account.teamIds },
-      query: input.query ?? '',
-      filter,
-      limit: input.limit,
-      page: input.page,
-      catalogVersion: ctx.account.catalogVersion,
-      embedder: createEmbedder(ctx.env, ctx.fetch),
-      vectorize: ctx.env.VECTORIZE,
-      minScore: input.min_score,
-      onEmbedError: (err) => ctx.log.warn('query embedding failed; searching lexically', errorFields(err)),
-    }, ctx.read)
+    const hits = await searchCatalog(
+      ctx.db,
+      {
+        viewer: { accountId: ctx.account.id, teamIds: ctx.account.teamIds },
+        query: input.query ?? '',
+        filter,
+        limit: input.limit,
+        page: input.page,
+        catalogVersion: ctx.account.catalogVersion,
+        embedder: createEmbedder(ctx.env, ctx.fetch),
+        vectorize: ctx.env.VECTORIZE,
+        minScore: input.min_score,
+        onEmbedError: (err) => ctx.log.warn('query embedding failed; searching lexically', errorFields(err)),
+      },
+      ctx.read,
+    )
     return hits.map((h) => formatAgent(h, h.score, input.format, ctx.actions))
   },
 })

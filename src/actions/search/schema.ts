@@ -14,12 +14,7 @@ export const SearchInput = z.strictObject({
     .transform((n) => Math.min(n, 100))
     .describe('Results per page, 1-100 (larger values are capped at 100)'),
   page: z.number().int().min(0).default(0).describe('Zero-indexed page number'),
-  min_score: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe('Extension: leave out hits scoring below this (0-1). Unset returns every match (README, "Search score": how the score is calibrated)'),
+  min_score: z.number().min(0).max(1).optional().describe('Extension: leave out hits scoring below this (0-1). Unset returns every match (README, "Search score": how the score is calibrated)'),
   format: z
     .enum(TOOL_FORMATS)
     .optional()

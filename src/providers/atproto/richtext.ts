@@ -58,11 +58,7 @@ export type RichSpan = MentionSpan | LinkSpan | TagSpan
 export interface Facet {
   $type: 'app.bsky.richtext.facet'
   index: { byteStart: number; byteEnd: number }
-  features: (
-    | { $type: 'app.bsky.richtext.facet#mention'; did: string }
-    | { $type: 'app.bsky.richtext.facet#link'; uri: string }
-    | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
-  )[]
+  features: ({ $type: 'app.bsky.richtext.facet#mention'; did: string } | { $type: 'app.bsky.richtext.facet#link'; uri: string } | { $type: 'app.bsky.richtext.facet#tag'; tag: string })[]
 }
 
 const MENTION = /(^|[\s(])@([a-zA-Z0-9.-]+)/g

@@ -33,7 +33,12 @@ export function xrpcError(call: XrpcCall, status: number, body: unknown, headers
   const upstream = [name, said].filter(Boolean).join(': ')
   if (status === 429) {
     const wait = retryAfterSeconds(headers)
-    return new ProviderError('rate_limited', `The PDS rate limited the ${call === 'login' ? 'login' : call === 'upload' ? 'image upload' : 'post'}${wait ? `; retry in ${wait} s` : ''}.`, undefined, wait)
+    return new ProviderError(
+      'rate_limited',
+      `The PDS rate limited the ${call === 'login' ? 'login' : call === 'upload' ? 'image upload' : 'post'}${wait ? `; retry in ${wait} s` : ''}.`,
+      undefined,
+      wait,
+    )
   }
   if (call === 'login') {
     if (name === 'AuthFactorTokenRequired') {

@@ -5,15 +5,17 @@ export interface RankedKeywordsResponse {
   tasks?: {
     status_code: number
     status_message: string
-    result?: {
-      target: string
-      total_count?: number
-      metrics?: { organic?: { count?: number; etv?: number }; paid?: { count?: number; etv?: number } }
-      items?: {
-        keyword_data: { keyword: string; keyword_info?: { search_volume?: number | null; cpc?: number | null; competition?: number | null; competition_level?: string | null } }
-        ranked_serp_element: { serp_item: { type: string; rank_group?: number; rank_absolute?: number; url?: string; etv?: number | null } }
-      }[]
-    }[] | null
+    result?:
+      | {
+          target: string
+          total_count?: number
+          metrics?: { organic?: { count?: number; etv?: number }; paid?: { count?: number; etv?: number } }
+          items?: {
+            keyword_data: { keyword: string; keyword_info?: { search_volume?: number | null; cpc?: number | null; competition?: number | null; competition_level?: string | null } }
+            ranked_serp_element: { serp_item: { type: string; rank_group?: number; rank_absolute?: number; url?: string; etv?: number | null } }
+          }[]
+        }[]
+      | null
   }[]
 }
 

@@ -90,7 +90,10 @@ export function describeRequest(base: string, req: HubSpotRequest): PlannedReque
 
 /** GET one object by id, or by email with `idProperty=email`. */
 export function getObjectRequest(type: ObjectType, id: string, properties: string[], idProperty?: 'email'): HubSpotRequest {
-  const query: [string, string][] = [['properties', properties.join(',')], ['archived', 'false']]
+  const query: [string, string][] = [
+    ['properties', properties.join(',')],
+    ['archived', 'false'],
+  ]
   if (idProperty) query.push(['idProperty', idProperty])
   return { method: 'GET', path: `/crm/v3/objects/${type}/${seg(id)}`, query, idempotent: true }
 }
@@ -142,7 +145,15 @@ export function listAssociationsRequest(type: ObjectType, id: string, toType: Ob
 
 /** The cheap call that checks a token when it is connected. */
 export function verifyTokenRequest(): HubSpotRequest {
-  return { method: 'GET', path: '/crm/v3/objects/contacts', query: [['limit', '1'], ['archived', 'false']], idempotent: true }
+  return {
+    method: 'GET',
+    path: '/crm/v3/objects/contacts',
+    query: [
+      ['limit', '1'],
+      ['archived', 'false'],
+    ],
+    idempotent: true,
+  }
 }
 
 function bad(what: string): UpstreamError {
@@ -176,7 +187,10 @@ export function parseSearch(body: unknown): { total: number; results: HubSpotObj
 export function parseAssociationPage(body: unknown): { ids: string[]; after?: string } {
   const b = body as { results?: { toObjectId?: unknown }[]; paging?: { next?: { after?: unknown } } } | null
   if (!b || !Array.isArray(b.results)) throw bad('associations page')
-  const ids = b.results.map((r) => r.toObjectId).filter((v) => typeof v === 'number' || typeof v === 'string').map(String)
+  const ids = b.results
+    .map((r) => r.toObjectId)
+    .filter((v) => typeof v === 'number' || typeof v === 'string')
+    .map(String)
   const after = b.paging?.next?.after
   return typeof after === 'string' && after !== '' ? { ids, after } : { ids }
 }

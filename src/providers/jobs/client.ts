@@ -32,7 +32,6 @@ export async function listJobs(ctx: ActionContext, board: Board): Promise<{ jobs
     throw new UpstreamError(service, 'status', `${service} answered ${res.status}`, res.status)
   }
   const body = await readJson<unknown>(res, service)
-  const jobs =
-    board.kind === 'greenhouse' ? fromGreenhouse(body as GreenhouseJobs) : board.kind === 'lever' ? fromLever(body as LeverPostings) : fromAshby(body as AshbyBoard)
+  const jobs = board.kind === 'greenhouse' ? fromGreenhouse(body as GreenhouseJobs) : board.kind === 'lever' ? fromLever(body as LeverPostings) : fromAshby(body as AshbyBoard)
   return { jobs, url }
 }

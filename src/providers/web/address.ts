@@ -118,7 +118,7 @@ const GLOBAL_UNICAST = v6Range(['2000::/3', ''])
 const dotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.')
 
 function v4Refusal(n: number): string | null {
-  return V4_RANGES.find((r) => ((n & r.mask) >>> 0) === r.base)?.what ?? null
+  return V4_RANGES.find((r) => (n & r.mask) >>> 0 === r.base)?.what ?? null
 }
 
 function v6Refusal(n: bigint): string | null {

@@ -98,17 +98,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
 
   return async function guardedFetch(input, init = {}) {
-    const {
-      service: serviceName,
-      timeoutMs = 15_000,
-      maxBytes = 5 * 1024 * 1024,
-      maxRedirects = 5,
-      retries = 2,
-      idempotent,
-      maxRetryAfterMs = 10_000,
-      signal: callSignal,
-      ...rest
-    } = init
+    const { service: serviceName, timeoutMs = 15_000, maxBytes = 5 * 1024 * 1024, maxRedirects = 5, retries = 2, idempotent, maxRetryAfterMs = 10_000, signal: callSignal, ...rest } = init
     const signal = callSignal && options.signal ? AbortSignal.any([callSignal, options.signal]) : (callSignal ?? options.signal)
     signal?.throwIfAborted()
     const check = { allowPrivate: options.allowPrivate, dns: options.dns, fetcher }
@@ -140,11 +130,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         }
         const where = service === url.hostname ? service : `${service} (${url.hostname})`
         options.log?.warn('outbound request failed', { service, host: url.hostname, timed_out: timedOut, ...errorFields(err) })
-        throw new UpstreamError(
-          service,
-          timedOut ? 'timeout' : 'network',
-          timedOut ? `${where} timed out after ${timeoutMs} ms` : `Could not reach ${where}: ${describeFetchError(err)}`,
-        )
+        throw new UpstreamError(service, timedOut ? 'timeout' : 'network', timedOut ? `${where} timed out after ${timeoutMs} ms` : `Could not reach ${where}: ${describeFetchError(err)}`)
       }
 
       if (REDIRECT_STATUSES.has(res.status) && maxRedirects > 0) {

@@ -79,15 +79,65 @@ const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input'
 const HEAD_ONLY = new Set(['html', 'head', 'title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template'])
 const IGNORE_TEXT = new Set(['script', 'style', 'noscript', 'template'])
 const BOILERPLATE = new Set(['nav', 'header', 'footer', 'aside'])
-const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'div', 'dl', 'fieldset', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul'])
+const CLOSES_P = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'div',
+  'dl',
+  'fieldset',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'ul',
+])
 /** Elements whose end matters (collected text, ignored or boilerplate regions): they get a stack frame and an end-tag hook. */
 const TRACKED = new Set(['title', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'p', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'aside', 'head', 'body', 'main', 'article'])
 /** The main content region, when a page marks it. */
 const MAIN = new Set(['main', 'article'])
 /** Elements that start or end a block of text: words on either side of them are separate words. */
 const BLOCK = new Set([
-  ...CLOSES_P, 'body', 'br', 'li', 'dd', 'dt', 'td', 'th', 'tr', 'caption', 'figure', 'figcaption', 'details', 'summary', 'option', 'legend', 'label', 'button',
-  'title', 'img', 'input', 'select', 'textarea', 'center', 'menu', 'search',
+  ...CLOSES_P,
+  'body',
+  'br',
+  'li',
+  'dd',
+  'dt',
+  'td',
+  'th',
+  'tr',
+  'caption',
+  'figure',
+  'figcaption',
+  'details',
+  'summary',
+  'option',
+  'legend',
+  'label',
+  'button',
+  'title',
+  'img',
+  'input',
+  'select',
+  'textarea',
+  'center',
+  'menu',
+  'search',
 ])
 /** A byline in a short block of text ("By Ana Ruiz", "Written by Ana Ruiz", "Par Jean Dupont"). */
 const BYLINE = /^(?:(?:[Ww]ritten|[Pp]osted|[Rr]eviewed) by|[Bb]y|[Aa]uthor:|[Pp]ar|[Pp]or|[Vv]on|[Dd]oor|[Aa]v)\s+(\p{Lu}[\p{L}'’.-]+(?:\s+\p{Lu}[\p{L}'’.-]+){0,3})/u
@@ -95,11 +145,7 @@ const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?
 /** A full date written out: "March 3, 2025", "3 March 2025" or "2025-03-03". */
 const VISIBLE_DATE = new RegExp(`\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{1,2}(?:st|nd|rd|th)? (?:${MONTHS})\\.?,? \\d{4}|\\d{4}-\\d{2}-\\d{2})\\b`, 'i')
 /** Every element the extractor looks at. */
-const HANDLED = new Set([
-  ...TRACKED,
-  ...CLOSES_P,
-  ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main'],
-])
+const HANDLED = new Set([...TRACKED, ...CLOSES_P, ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main']])
 const MAX_TEXT = 200_000
 const MAX_LINKS = 300
 
@@ -578,7 +624,6 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   }
 }
 
-
 /** The facts of an HTML document given as text. */
 export function extractHtmlText(html: string, pageUrl: string): HtmlFacts {
   const extractor = htmlExtractor(pageUrl)
@@ -595,7 +640,11 @@ function decoderFor(contentType: string | null): TextDecoder {
   for (const param of (contentType ?? '').split(';').slice(1)) {
     const eq = param.indexOf('=')
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue
-    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').trim()
+    const value = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim()
     if (value) label = value
     break
   }

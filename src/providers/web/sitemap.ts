@@ -77,7 +77,10 @@ export function parseFeedLinks(xml: string): string[] {
     return []
   }
   const rss = doc.rss as { channel?: { item?: unknown } } | undefined
-  if (rss?.channel) return asArray(rss.channel.item as Record<string, unknown>[]).map((i) => text(i?.link)).filter(Boolean)
+  if (rss?.channel)
+    return asArray(rss.channel.item as Record<string, unknown>[])
+      .map((i) => text(i?.link))
+      .filter(Boolean)
   const feed = doc.feed as { entry?: unknown } | undefined
   if (feed) {
     return asArray(feed.entry as Record<string, unknown>[])

@@ -119,7 +119,10 @@ export function labelOf(entity: WikidataEntity | undefined): string | null {
 /** Host of a URL without www., lower-cased. */
 export function hostOf(url: string): string | null {
   try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '').replace(/\.+$/, '')
+    return new URL(url).hostname
+      .toLowerCase()
+      .replace(/^www\./, '')
+      .replace(/\.+$/, '')
   } catch {
     return null
   }

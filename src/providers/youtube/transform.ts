@@ -126,7 +126,8 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
   for (let i = start; i < html.length; i++) {
     const ch = html.charCodeAt(i)
     if (inString) {
-      if (ch === 92) i++ // backslash: skip the escaped character
+      if (ch === 92)
+        i++ // backslash: skip the escaped character
       else if (ch === 34) inString = false
       continue
     }
@@ -163,11 +164,7 @@ export function assertPlayable(player: Json, videoId: string): void {
   }
   if (status === 'LOGIN_REQUIRED') {
     if (/not a bot/i.test(reason)) {
-      throw new UpstreamError(
-        SERVICE,
-        'status',
-        `YouTube asked this server to sign in to confirm it is not a bot: it is blocking requests from this server's IP address (bot check). ${PROXY_HINT}`,
-      )
+      throw new UpstreamError(SERVICE, 'status', `YouTube asked this server to sign in to confirm it is not a bot: it is blocking requests from this server's IP address (bot check). ${PROXY_HINT}`)
     }
     if (/inappropriate|age/i.test(reason)) {
       throw new ProviderError('forbidden', `Video ${videoId} is age restricted: YouTube shows it only to signed-in adults, so its transcript cannot be fetched.`, 'url')
@@ -177,9 +174,7 @@ export function assertPlayable(player: Json, videoId: string): void {
   if (status === 'ERROR' && /unavailable/i.test(reason)) {
     throw new ProviderError('not_found', `Video ${videoId} is unavailable: it does not exist or was removed (YouTube: "${reason}").`, 'url')
   }
-  const subreasons = (player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.subreason?.runs ?? [])
-    .map((r: Json) => String(r?.text ?? '').trim())
-    .filter(Boolean)
+  const subreasons = (player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.subreason?.runs ?? []).map((r: Json) => String(r?.text ?? '').trim()).filter(Boolean)
   const why = [reason || status, ...subreasons].join('; ')
   throw new ProviderError('unprocessable', `Video ${videoId} cannot be played (${status}): ${why}.`, 'url')
 }
@@ -215,11 +210,7 @@ function describeTracks(tracks: CaptionTrack[]): string {
  * translation of a translatable track (manual first). Without: English, else the first manual
  * track, else the first generated one. Manual captions always win over generated ones.
  */
-export function chooseTrack(
-  list: { tracks: CaptionTrack[]; translationLanguages: TranslationLanguage[] },
-  language: string | undefined,
-  videoId: string,
-): TrackChoice {
+export function chooseTrack(list: { tracks: CaptionTrack[]; translationLanguages: TranslationLanguage[] }, language: string | undefined, videoId: string): TrackChoice {
   const { tracks, translationLanguages } = list
   const manual = tracks.filter((t) => !t.generated)
   const generated = tracks.filter((t) => t.generated)
@@ -404,13 +395,7 @@ function largestThumbnail(thumbnails: Json): string | null {
  * (microformat: category, publish date, likes, profile URL) and its ytInitialData (chapters).
  * Values YouTube did not send are null, never guessed.
  */
-export function buildMetadata(args: {
-  videoId: string
-  player: Json
-  watchPlayer: Json | null
-  initialData: Json | null
-  choice: TrackChoice
-}): VideoMetadata {
+export function buildMetadata(args: { videoId: string; player: Json; watchPlayer: Json | null; initialData: Json | null; choice: TrackChoice }): VideoMetadata {
   const details = args.player?.videoDetails ?? {}
   const watchDetails = args.watchPlayer?.videoDetails ?? {}
   const micro = args.watchPlayer?.microformat?.playerMicroformatRenderer ?? args.player?.microformat?.playerMicroformatRenderer ?? {}

@@ -63,14 +63,25 @@ export const visualTimeline: SectionProvider = {
     const milestones: Milestone[] = []
     const overview = r.company_overview?.status === 'ok' ? (r.company_overview.data as { founded?: { value: string; source: string } | null }) : null
     if (overview?.founded) milestones.push({ date: overview.founded.value, label: 'Founded', kind: 'founding', source: overview.founded.source })
-    const funding = r.funding_history?.status === 'ok' ? (r.funding_history.data as { rounds: { name: string; announced_on: string | null; amount_usd: number | null }[]; crunchbase_url: string }) : null
+    const funding =
+      r.funding_history?.status === 'ok' ? (r.funding_history.data as { rounds: { name: string; announced_on: string | null; amount_usd: number | null }[]; crunchbase_url: string }) : null
     for (const round of funding?.rounds ?? []) {
-      if (round.announced_on) milestones.push({ date: round.announced_on, label: round.amount_usd ? `${round.name} ($${(round.amount_usd / 1e6).toFixed(1)}M)` : round.name, kind: 'funding', source: funding!.crunchbase_url })
+      if (round.announced_on)
+        milestones.push({
+          date: round.announced_on,
+          label: round.amount_usd ? `${round.name} ($${(round.amount_usd / 1e6).toFixed(1)}M)` : round.name,
+          kind: 'funding',
+          source: funding!.crunchbase_url,
+        })
     }
     const fin = r.financials?.status === 'ok' ? (r.financials.data as { annual: { fiscal_year: number; period_end: string; revenue_usd: number | null }[] }) : null
     const latest = fin?.annual[0]
-    if (latest?.revenue_usd) milestones.push({ date: latest.period_end, label: `FY${latest.fiscal_year} revenue $${(latest.revenue_usd / 1e9).toFixed(2)}B`, kind: 'financials', source: r.financials!.sources.at(-1) ?? '' })
-    const newsData = r.news?.status === 'ok' ? (r.news.data as { articles: { title: string; url: string; published_at: string | null }[]; company_posts: { title: string; url: string | null; date: string | null }[] }) : null
+    if (latest?.revenue_usd)
+      milestones.push({ date: latest.period_end, label: `FY${latest.fiscal_year} revenue $${(latest.revenue_usd / 1e9).toFixed(2)}B`, kind: 'financials', source: r.financials!.sources.at(-1) ?? '' })
+    const newsData =
+      r.news?.status === 'ok'
+        ? (r.news.data as { articles: { title: string; url: string; published_at: string | null }[]; company_posts: { title: string; url: string | null; date: string | null }[] })
+        : null
     for (const a of newsData?.articles.slice(0, 3) ?? []) if (a.published_at) milestones.push({ date: a.published_at.slice(0, 10), label: a.title, kind: 'news', source: a.url })
     for (const p of newsData?.company_posts.slice(0, 3) ?? []) if (p.date && p.url) milestones.push({ date: p.date.slice(0, 10), label: p.title, kind: 'blog', source: p.url })
     if (!milestones.length) return unavailable('No dated milestones were found in the overview, funding, financials or news sections.', [], false)
@@ -78,7 +89,11 @@ export const visualTimeline: SectionProvider = {
     const svg = timelineSvg(name, milestones)
     const artifact = await putArtifact(inputs.ctx.cache, inputs.ctx.account.id, svg, 'image/svg+xml')
     milestones.sort((a, b) => a.date.localeCompare(b.date))
-    return ok({ url: artifact.url, artifact_id: artifact.id, content_type: 'image/svg+xml', milestones }, milestones.map((m) => m.source).filter(Boolean), 'Fetch the SVG at url with the same bearer token.')
+    return ok(
+      { url: artifact.url, artifact_id: artifact.id, content_type: 'image/svg+xml', milestones },
+      milestones.map((m) => m.source).filter(Boolean),
+      'Fetch the SVG at url with the same bearer token.',
+    )
   },
 }
 
@@ -91,6 +106,10 @@ export const homepageScreenshot: SectionProvider = {
     const pageUrl = `https://${inputs.domain}/`
     const png = await takeScreenshot(inputs.ctx, pageUrl)
     const artifact = await putArtifact(inputs.ctx.cache, inputs.ctx.account.id, png, 'image/png')
-    return ok({ url: artifact.url, artifact_id: artifact.id, content_type: 'image/png', page_url: pageUrl, width: 1280, height: 800, bytes: png.byteLength }, [pageUrl], 'Fetch the PNG at url with the same bearer token.')
+    return ok(
+      { url: artifact.url, artifact_id: artifact.id, content_type: 'image/png', page_url: pageUrl, width: 1280, height: 800, bytes: png.byteLength },
+      [pageUrl],
+      'Fetch the PNG at url with the same bearer token.',
+    )
   },
 }

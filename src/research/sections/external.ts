@@ -83,7 +83,11 @@ export const news: SectionProvider = {
       if (notes.length && !sources.length) throw new UpstreamError('news sources', 'status', notes.join(' '))
       return unavailable(`No recent news found for ${name ?? inputs.domain}.${notes.length ? ' ' + notes.join(' ') : ''}`, sources, notes.length === 0)
     }
-    return ok({ query: newsQuery(name, inputs.domain), articles, company_posts: posts?.items.slice(0, 20) ?? [] }, sources, notes.join(' ') || 'Articles are matched by company name in GDELT coverage of the last three months.')
+    return ok(
+      { query: newsQuery(name, inputs.domain), articles, company_posts: posts?.items.slice(0, 20) ?? [] },
+      sources,
+      notes.join(' ') || 'Articles are matched by company name in GDELT coverage of the last three months.',
+    )
   },
 }
 

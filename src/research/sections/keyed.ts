@@ -16,7 +16,11 @@ export const searchKeywords: SectionProvider = {
     const body = await rankedKeywordsFor(inputs.ctx, inputs.domain)
     const data = rankedKeywords(body)
     if (!data.keywords.length) return unavailable(`DataForSEO has no ranked keywords for ${inputs.domain} (Google, United States, English).`, [RANKED_KEYWORDS_URL])
-    return ok({ provider: 'DataForSEO Labs', location: 'United States', language: 'en', ...data }, [RANKED_KEYWORDS_URL], 'Search volumes and CPC are monthly Google Ads estimates; estimated_traffic is DataForSEO\'s estimate, not measured visits.')
+    return ok(
+      { provider: 'DataForSEO Labs', location: 'United States', language: 'en', ...data },
+      [RANKED_KEYWORDS_URL],
+      "Search volumes and CPC are monthly Google Ads estimates; estimated_traffic is DataForSEO's estimate, not measured visits.",
+    )
   },
 }
 

@@ -56,12 +56,7 @@ export const companyOverview: SectionProvider = {
     const ldEmployees = str((org.numberOfEmployees as Record<string, unknown>)?.value ?? org.numberOfEmployees)
     const facts = {
       name: firstFact(fact(str(org.name), home.url), fact(home.meta['og:site_name'], home.url), fact(entity ? labelOf(entity) : null, wdUrl)),
-      description: firstFact(
-        fact(str(org.description), home.url),
-        fact(home.meta['description'], home.url),
-        fact(home.meta['og:description'], home.url),
-        fact(entity?.descriptions?.en?.value, wdUrl),
-      ),
+      description: firstFact(fact(str(org.description), home.url), fact(home.meta['description'], home.url), fact(home.meta['og:description'], home.url), fact(entity?.descriptions?.en?.value, wdUrl)),
       industry: firstFact(fact(entity ? labelsOf(entity, wd.value!.labels, 'P452') : null, wdUrl), fact(str(org.industry) ? [str(org.industry)!] : null, home.url)),
       employees: firstFact(fact(employees, wdUrl), fact(ldEmployees && Number.isFinite(Number(ldEmployees)) ? { value: Number(ldEmployees), as_of: null } : null, home.url)),
       headquarters: firstFact(fact(entity ? labelsOf(entity, wd.value!.labels, 'P159')[0] : null, wdUrl), fact(addressText(org.address), home.url)),
@@ -72,7 +67,11 @@ export const companyOverview: SectionProvider = {
       wikipedia_url: fact(entity?.sitelinks?.enwiki?.url, wdUrl),
       official_websites: fact(entity ? stringValues(entity, 'P856') : null, wdUrl),
     }
-    const material = Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== null).map(([k, v]) => [k, v!.value]))
+    const material = Object.fromEntries(
+      Object.entries(facts)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => [k, v!.value]),
+    )
     if (about?.text) material.about_page_text = about.text.slice(0, 4000)
     const written = await writeWithModel(inputs, 'fast', { schema: OverviewSummary, name: 'company_overview_summary', task: `Summarize the company at ${inputs.domain}.`, material })
     const sources = [home.url, ...(about ? [about.url] : []), ...(wd.value?.sources ?? [])]
@@ -111,7 +110,13 @@ export const productSummary: SectionProvider = {
     const pagesRead = extra.map((p) => ({ url: p.url, title: p.title, headings: p.headings.slice(0, 20) }))
     const reviews = inputs.results.reviews?.status === 'ok' ? inputs.results.reviews.data : null
     if (!products.length && !pagesRead.length && !home.meta.description) return unavailable(`No product data found on ${inputs.domain} (no Product JSON-LD, products or pricing page).`, [home.url])
-    const material = { homepage_description: home.meta.description ?? null, homepage_headings: home.headings.slice(0, 15), products, product_pages: pagesRead, pricing_text: pricing?.text.slice(0, 3000) ?? null }
+    const material = {
+      homepage_description: home.meta.description ?? null,
+      homepage_headings: home.headings.slice(0, 15),
+      products,
+      product_pages: pagesRead,
+      pricing_text: pricing?.text.slice(0, 3000) ?? null,
+    }
     const written = await writeWithModel(inputs, 'fast', { schema: ProductSummary, name: 'product_summary', task: `Summarize the products of ${inputs.domain}.`, material })
     return ok(
       {
@@ -236,7 +241,15 @@ export const people: SectionProvider = {
       } else found.set(key, { name, title, profile_urls: urls, source })
     }
     for (const p of [home, ...team]) {
-      for (const person of ldOfType([p], ['Person'])) add(str(person.name), str(person.jobTitle), arr(person.sameAs).map(str).filter((u): u is string => !!u), p.url)
+      for (const person of ldOfType([p], ['Person']))
+        add(
+          str(person.name),
+          str(person.jobTitle),
+          arr(person.sameAs)
+            .map(str)
+            .filter((u): u is string => !!u),
+          p.url,
+        )
       for (const org of ldOfType([p], ['Organization', 'Corporation'])) {
         for (const f of arr(org.founder)) add(str((f as Record<string, unknown>)?.name ?? f), 'Founder', [], p.url)
       }
@@ -245,7 +258,10 @@ export const people: SectionProvider = {
     const entity = wd.value?.entity
     if (entity) {
       const wdUrl = `https://www.wikidata.org/wiki/${entity.id}`
-      for (const [prop, title] of [['P169', 'Chief executive officer'], ['P112', 'Founder']] as const) {
+      for (const [prop, title] of [
+        ['P169', 'Chief executive officer'],
+        ['P112', 'Founder'],
+      ] as const) {
         for (const id of entityValues(entity, prop)) {
           const person = wd.value!.labels[id]
           const linkedin = person ? stringValues(person, 'P6634').map((h) => `https://www.linkedin.com/in/${h}`) : []
@@ -260,7 +276,8 @@ export const people: SectionProvider = {
     const list = [...found.values()]
     const unmatched = profileLinks.filter((l) => !l.text).map((l) => ({ url: l.url, source: l.source }))
     const sources = [home.url, ...team.map((p) => p.url), ...(entity ? wd.value!.sources : [])]
-    if (!list.length && !unmatched.length) return unavailable(`No leadership data found: no Person JSON-LD or profile links on ${inputs.domain}'s team/about pages and no Wikidata CEO or founders.`, sources)
+    if (!list.length && !unmatched.length)
+      return unavailable(`No leadership data found: no Person JSON-LD or profile links on ${inputs.domain}'s team/about pages and no Wikidata CEO or founders.`, sources)
     return ok({ people: list, unnamed_profile_links: unmatched }, sources, wd.error)
   },
 }
@@ -287,13 +304,20 @@ export const contact: SectionProvider = {
       }
     for (const c of points) if (c.email) emails.add(c.email.replace(/^mailto:/, '').toLowerCase())
     for (const o of orgs) {
-      if (str(o.email)) emails.add(str(o.email)!.replace(/^mailto:/, '').toLowerCase())
+      if (str(o.email))
+        emails.add(
+          str(o.email)!
+            .replace(/^mailto:/, '')
+            .toLowerCase(),
+        )
       if (str(o.telephone)) phones.add(str(o.telephone)!)
     }
     const addresses = [...new Set(orgs.map((o) => addressText(o.address)).filter((a): a is string => !!a))]
     const data = { contact_page: contactPage?.url ?? null, contact_points: points, emails: [...emails], phones: [...phones], addresses, social_profiles: socialProfiles(home) }
     if (!data.contact_page && !points.length && !emails.size && !phones.size && !addresses.length) return unavailable(`No contact details found on ${inputs.domain}.`, [home.url])
-    return ok(data, all.map((p) => p.url))
+    return ok(
+      data,
+      all.map((p) => p.url),
+    )
   },
 }
-

@@ -18,7 +18,6 @@ export interface EngineAnswer {
   source_urls: string[]
 }
 
-
 /** One answer engine that returns citations. Add an engine by implementing this and listing it in `engines/index.ts`. */
 export interface AnswerEngine {
   id: EngineId

@@ -52,7 +52,10 @@ export function opportunityScore(volume: number | null, difficulty: number | nul
 }
 
 const pagesUsing = (pages: SitePage[], keyword: string) =>
-  pages.filter((p) => [p.title ?? '', p.h1 ?? '', ...p.headings].some((h) => h.toLowerCase().includes(keyword.toLowerCase()))).map((p) => p.url).slice(0, 5)
+  pages
+    .filter((p) => [p.title ?? '', p.h1 ?? '', ...p.headings].some((h) => h.toLowerCase().includes(keyword.toLowerCase())))
+    .map((p) => p.url)
+    .slice(0, 5)
 
 /**
  * Keyword opportunities: measured by the first configured provider (ideas for the topic, the site's
@@ -87,7 +90,7 @@ export async function keywordOpportunities(ctx: ActionContext, topic: string, we
       }
     }),
   })
-  const unmeasured = 'the keywords below are unmeasured candidates from the topic and the site\'s own titles and headings: no volumes, difficulty, CPC or rankings'
+  const unmeasured = "the keywords below are unmeasured candidates from the topic and the site's own titles and headings: no volumes, difficulty, CPC or rankings"
   if (!provider) {
     return candidates(`No keyword data provider configured (set ${KEYWORD_PROVIDERS.map((p) => p.setting).join(', or ')}); ${unmeasured}`, 'unavailable')
   }
