@@ -56,29 +56,33 @@ export type NewRun = Pick<
   | 'started_at'
 >
 
+/** The columns a new run sets, in the order of `runValues`. */
+const RUN_COLUMNS = 'id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at'
+const runValues = (r: NewRun) =>
+  [
+    r.id,
+    r.account_id,
+    r.action,
+    r.state,
+    r.parent_run_id,
+    r.workflow_id,
+    r.output_variable_name,
+    r.input,
+    r.input_kind,
+    r.job_input,
+    r.job_input_kind,
+    r.callback_url,
+    r.created_at,
+    r.started_at,
+  ] as const
+
 export async function insertRun(db: D1Database, r: NewRun): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+      `INSERT INTO runs (${RUN_COLUMNS}, attempts)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(
-      r.id,
-      r.account_id,
-      r.action,
-      r.state,
-      r.parent_run_id,
-      r.workflow_id,
-      r.output_variable_name,
-      r.input,
-      r.input_kind,
-      r.job_input,
-      r.job_input_kind,
-      r.callback_url,
-      r.created_at,
-      r.started_at,
-      r.state === 'running' ? 1 : 0,
-    )
+    .bind(...runValues(r), r.state === 'running' ? 1 : 0)
     .run()
 }
 
@@ -92,26 +96,10 @@ export const inFlightCount = (param: string) => `(SELECT count(*) FROM runs WHER
 export async function insertQueuedRun(db: D1Database, r: NewRun, maxInFlight: number): Promise<boolean> {
   const res = await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+      `INSERT INTO runs (${RUN_COLUMNS}, attempts)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 0 WHERE ${inFlightCount('?2')} < ?15`,
     )
-    .bind(
-      r.id,
-      r.account_id,
-      r.action,
-      r.state,
-      r.parent_run_id,
-      r.workflow_id,
-      r.output_variable_name,
-      r.input,
-      r.input_kind,
-      r.job_input,
-      r.job_input_kind,
-      r.callback_url,
-      r.created_at,
-      r.started_at,
-      maxInFlight,
-    )
+    .bind(...runValues(r), maxInFlight)
     .run()
   return res.meta.changes > 0
 }
@@ -120,25 +108,10 @@ export async function insertQueuedRun(db: D1Database, r: NewRun, maxInFlight: nu
 export async function insertRunIfAbsent(db: D1Database, r: NewRun): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, job_input, job_input_kind, callback_url, created_at, started_at, attempts)
+      `INSERT INTO runs (${RUN_COLUMNS}, attempts)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1`,
     )
-    .bind(
-      r.id,
-      r.account_id,
-      r.action,
-      r.state,
-      r.parent_run_id,
-      r.workflow_id,
-      r.output_variable_name,
-      r.input,
-      r.input_kind,
-      r.job_input,
-      r.job_input_kind,
-      r.callback_url,
-      r.created_at,
-      r.started_at,
-    )
+    .bind(...runValues(r))
     .run()
 }
 
