@@ -87,7 +87,10 @@ async function measureWindow(into, seconds, makeRequest) {
         const res = await makeRequest()
         await res.arrayBuffer()
         into.latencies.push(performance.now() - t0)
-        if (res.status !== 200) into.errors++
+        if (res.status !== 200) {
+          into.errors++
+          into.statuses = { ...into.statuses, [res.status]: (into.statuses?.[res.status] ?? 0) + 1 }
+        }
       }
     }),
   )
@@ -96,7 +99,8 @@ async function measureWindow(into, seconds, makeRequest) {
 function report(label, r) {
   r.latencies.sort((a, b) => a - b)
   const rps = r.latencies.length / SECONDS
-  console.log(`${label} requests=${r.latencies.length} errors=${r.errors} rps=${rps.toFixed(1)} p50_ms=${percentile(r.latencies, 50).toFixed(2)} p99_ms=${percentile(r.latencies, 99).toFixed(2)}`)
+  const statuses = r.statuses ? ` (${Object.entries(r.statuses).map(([status, n]) => `${n} x ${status}`).join(', ')})` : ''
+  console.log(`${label} requests=${r.latencies.length} errors=${r.errors}${statuses} rps=${rps.toFixed(1)} p50_ms=${percentile(r.latencies, 50).toFixed(2)} p99_ms=${percentile(r.latencies, 99).toFixed(2)}`)
   return rps
 }
 
