@@ -60,14 +60,14 @@ const texts = []
 
 /**
  * Vector rows for agents from..to, as int8 codes, 64 rows a statement (a 512-d row is about 1 KB of
- * SQL, and D1 refuses statements over 100 KB).
+ * SQL, and D1 refuses statements over 100 KB); replacing any vector the cron of an earlier run made.
  */
 function vectorSql(from, to, vectors) {
   const statements = []
   for (let start = from; start < to; start += 64) {
     const rows = []
     for (let i = start; i < Math.min(to, start + 64); i++) rows.push(`(${i + 1}, '${EMBEDDER_ID}', X'${Buffer.from(textCodes(texts[i], vectors).buffer).toString('hex')}', ${i + 1})`)
-    statements.push(`INSERT INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`)
+    statements.push(`INSERT OR REPLACE INTO agent_vectors (agent_rowid, embedder, vec, seq) VALUES\n${rows.join(',\n')};\n`)
   }
   return statements.join('')
 }
