@@ -2,6 +2,7 @@ import { env, SELF } from 'cloudflare:test'
 import { afterEach, vi } from 'vitest'
 import { fakeDnsAnswer } from './fake-dns'
 import { markSecret, markSecretsIn, noteAccountCreated } from './secret-scan'
+import type { NewRun } from '../src/db/runs'
 
 export const ADMIN = `Bearer ${env.ADMIN_TOKEN}`
 export const BASE = 'https://api.test'
@@ -112,4 +113,24 @@ afterEach(() => {
 /** A JSON response for fetch handlers. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+}
+
+/** A run row as the runtime inserts one for an inline run that has started (tests that seed runs directly). */
+export function runningRun(id: string, accountId: string, actionName: string, at = Date.now()): NewRun {
+  return {
+    id,
+    account_id: accountId,
+    action: actionName,
+    state: 'running',
+    parent_run_id: null,
+    workflow_id: null,
+    output_variable_name: null,
+    input: '{}',
+    input_kind: 'inline',
+    job_input: null,
+    job_input_kind: 'inline',
+    callback_url: null,
+    created_at: at,
+    started_at: at,
+  }
 }

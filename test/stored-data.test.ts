@@ -8,7 +8,7 @@ import { insertRun } from '../src/db/runs'
 import { setOwn } from '../src/lib/objects'
 import { createContext, executeRun, type Runtime } from '../src/runtime/execute'
 import { createLogger } from '../src/runtime/log'
-import { action, newCaller, request, type Json } from './helpers'
+import { action, newCaller, request, runningRun, type Json } from './helpers'
 import { getAction } from '../src/actions/registry'
 
 /**
@@ -167,22 +167,7 @@ describe('stored values are data, never pointers', () => {
         const meta = large ? { pad: 'm'.repeat(530_000), metadata } : metadata
         const runId = `run_meta${++n}${crypto.randomUUID().slice(0, 8)}`
         stats.values++
-        await insertRun(env.DB, {
-          id: runId,
-          account_id: accountId,
-          action: 'store_variable',
-          state: 'running',
-          parent_run_id: null,
-          workflow_id: null,
-          output_variable_name: null,
-          input: '{}',
-          input_kind: 'inline',
-          job_input: null,
-          job_input_kind: 'inline',
-          callback_url: null,
-          created_at: Date.now(),
-          started_at: Date.now(),
-        })
+        await insertRun(env.DB, runningRun(runId, accountId, 'store_variable'))
         const echo: AnyAction = {
           name: 'store_variable',
           summary: 'echo',

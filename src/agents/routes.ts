@@ -21,7 +21,7 @@ import {
 } from '../db/agents'
 import { readValidBody } from '../http/body'
 import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/errors'
-import { Router, schemaRef } from '../http/route-table'
+import { cursorPage, Router, schemaRef } from '../http/route-table'
 import { parseOrThrow, summarize } from '../http/validate'
 import { newAgentId } from '../lib/ids'
 import { presentAgent } from './descriptor'
@@ -140,11 +140,7 @@ export function agentRoutes() {
       operationId: 'listAgents',
       summary: 'List your own agents',
       query: AgentListQuery,
-      response: {
-        description: 'Your agents',
-        schema: { type: 'array', items: schemaRef('Agent') },
-        extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } },
-      },
+      response: cursorPage('Your agents', 'Agent'),
     },
     async (c) => {
       const p = c.get('principal')

@@ -27,6 +27,13 @@ export interface ResponseSpec {
   headers?: Record<string, JsonSchema>
 }
 
+/** A page of a cursor-paged list: the items as the envelope's `response`, `next_cursor` beside it. */
+export const cursorPage = (description: string, item: string): ResponseSpec => ({
+  description,
+  schema: { type: 'array', items: schemaRef(item) },
+  extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } },
+})
+
 /**
  * What the OpenAPI document says about one route. Everything the route's wrapper enforces is derived
  * from it: the query parameters it accepts (any other is a 400), and with the mount, the auth errors.

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { getOwnRun, listRuns, type RunRow } from '../db/runs'
 import { ApiError } from '../http/errors'
-import { Router, schemaRef } from '../http/route-table'
+import { cursorPage, Router, schemaRef } from '../http/route-table'
 import { parseOrThrow } from '../http/validate'
 import { waitForRun } from './execute'
 import { readRunInput, readRunMetadata, readRunOutput } from './run-values'
@@ -67,11 +67,7 @@ export function runRoutes() {
       operationId: 'listRuns',
       summary: "List the account's runs, newest first",
       query: ListQuery,
-      response: {
-        description: 'Runs (without outputs)',
-        schema: { type: 'array', items: schemaRef('Run') },
-        extra: { next_cursor: { type: ['string', 'null'], description: 'cursor of the next page; null on the last' } },
-      },
+      response: cursorPage('Runs (without outputs)', 'Run'),
     },
     async (c) => {
       const q = parseOrThrow(ListQuery, c.req.query())

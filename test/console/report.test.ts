@@ -10,7 +10,7 @@ import { ReportLayout } from '../../src/reports/view'
 import { putArtifact } from '../../src/research/artifacts'
 import { timelineSvg } from '../../src/research/timeline'
 import { ORIGIN, trailgear } from '../fixtures/sites/trailgear'
-import { action, BASE, mockFetch, newCaller, request, type Json } from '../helpers'
+import { action, BASE, mockFetch, newCaller, request, runningRun, type Json } from '../helpers'
 
 const AUDIT = 'content_audit_generate_audit_action'
 const RESEARCH = 'company_research_v2_run_full_research'
@@ -34,22 +34,7 @@ async function finishedRun(accountId: string, actionName: string, output: unknow
   const now = Date.now()
   await insertFinishedRun(
     env.DB,
-    {
-      id,
-      account_id: accountId,
-      action: actionName,
-      state: 'running',
-      parent_run_id: null,
-      workflow_id: null,
-      output_variable_name: null,
-      input: '{}',
-      input_kind: 'inline',
-      job_input: null,
-      job_input_kind: 'inline',
-      callback_url: null,
-      created_at: now - 1000,
-      started_at: now - 900,
-    },
+    { ...runningRun(id, accountId, actionName, now - 1000), started_at: now - 900 },
     { state: 'succeeded', output: { text: JSON.stringify(output), kind: 'inline' }, metadata: null, usage: null, error: null, finishedAt: now },
   )
   return id

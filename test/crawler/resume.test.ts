@@ -5,29 +5,14 @@ import { discoverSite } from '../../src/crawler/site'
 import { donePages, frontierCounts } from '../../src/db/crawl'
 import { insertRun } from '../../src/db/runs'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
-import { newCaller } from '../helpers'
+import { newCaller, runningRun } from '../helpers'
 import { HTML_PATHS, ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
 
 async function newRun(): Promise<string> {
   const { accountId } = await newCaller()
   const id = `run_${crypto.randomUUID().replace(/-/g, '')}`
-  await insertRun(env.DB, {
-    id,
-    account_id: accountId,
-    action: 'content_audit_generate_audit_action',
-    state: 'running',
-    parent_run_id: null,
-    workflow_id: null,
-    output_variable_name: null,
-    input: '{}',
-    input_kind: 'inline',
-    job_input: null,
-    job_input_kind: 'inline',
-    callback_url: null,
-    created_at: Date.now(),
-    started_at: Date.now(),
-  })
+  await insertRun(env.DB, runningRun(id, accountId, 'content_audit_generate_audit_action'))
   return id
 }
 

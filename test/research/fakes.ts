@@ -1,3 +1,4 @@
+import { SECTION_NAMES } from '../../src/research/types'
 import { json } from '../helpers'
 import bskyProfile from '../fixtures/bluesky/profile.json'
 import cbAutocomplete from '../fixtures/crunchbase/autocomplete.json'
@@ -15,6 +16,9 @@ import wdLabels from '../fixtures/wikidata/labels.json'
 import wdSparql from '../fixtures/wikidata/sparql.json'
 
 export const DOMAIN = 'acmerobotics.example'
+
+/** `section_<name>: false` for every report section but the given ones. */
+export const sectionsOffExcept = (...keep: string[]) => Object.fromEntries(SECTION_NAMES.filter((s) => !keep.includes(s)).map((s) => [`section_${s}`, false]))
 const ORIGIN = `https://${DOMAIN}`
 
 const ld = (o: unknown) => `<script type="application/ld+json">${JSON.stringify(o)}</script>`

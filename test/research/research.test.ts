@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller, request, type SeenRequest } from '../helpers'
-import { DOMAIN, openUpstreams } from './fakes'
+import { DOMAIN, openUpstreams, sectionsOffExcept } from './fakes'
 
 const NAME = 'company_research_v2_run_full_research'
 
@@ -83,24 +83,7 @@ describe('company_research_v2_run_full_research', () => {
     const { token } = await newCaller('Research cache')
     const first = mockFetch(openUpstreams())
     const body = { domain: DOMAIN, section_news: true, section_web_traffic: true }
-    const only = Object.fromEntries(
-      [
-        'company_overview',
-        'visual_timeline',
-        'product_summary',
-        'homepage_screenshot',
-        'technology_stack',
-        'detected_technologies',
-        'search_keywords',
-        'financials',
-        'funding_history',
-        'people',
-        'competitors',
-        'job_openings',
-        'contact',
-        'reviews',
-      ].map((s) => [`section_${s}`, false]),
-    )
+    const only = sectionsOffExcept('news', 'web_traffic')
     const miss = await action(NAME, { ...body, ...only }, token)
     expect(miss.status).toBe(200)
     expect(miss.body.response.cache.hits).toEqual([])

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller, request } from '../helpers'
-import { DOMAIN, openUpstreams } from './fakes'
+import { DOMAIN, openUpstreams, sectionsOffExcept } from './fakes'
 
-const sectionsOff = Object.fromEntries(
-  [
-    'visual_timeline',
-    'product_summary',
-    'homepage_screenshot',
-    'technology_stack',
-    'detected_technologies',
-    'search_keywords',
-    'financials',
-    'funding_history',
-    'news',
-    'people',
-    'competitors',
-    'job_openings',
-    'contact',
-    'reviews',
-  ].map((s) => [`section_${s}`, false]),
-)
+const sectionsOff = sectionsOffExcept('company_overview', 'web_traffic')
 
 describe('company research asynchronous trio', () => {
   it('starts a run at once, reports its status, and returns the report or one section', async () => {
