@@ -104,7 +104,7 @@ describe('agent vectors in Vectorize', () => {
     // The deleted agent's own text: Vectorize still holds its vector, nearest of all.
     const q = hashed(agentText(results[0]))
     await env.DB.prepare('DELETE FROM agents WHERE rowid = ?').bind(gone).run()
-    const remote = await remoteVectors(vz, env.DB, EMBEDDER_ID, q, { rowids: [results[1].rowid], rels: [3] }, 10)
+    const remote = await remoteVectors(vz, env.DB, EMBEDDER_ID, q, { rowids: [results[1].rowid], rels: Float64Array.of(3) }, 10)
     expect(remote.stale).toContain(gone)
     const nearest = remote.nearest(q, 10)
     expect(nearest.map((n) => n.rowid)).not.toContain(gone)
@@ -176,7 +176,7 @@ describe('what Vectorize answers is data', () => {
           .sort((a, b) => b.rel - a.rel || a.r - b.r)
           .slice(0, n)
           .map((x) => x.r)
-        const got = bestMatches({ rowids, rels }, n)
+        const got = bestMatches({ rowids, rels: Float64Array.from(rels) }, n)
         expect(new Set(got)).toEqual(new Set(expected))
       }),
     )

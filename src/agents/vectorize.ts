@@ -11,6 +11,7 @@
  * at most 100 when neither values nor metadata are returned, ids and namespaces at most 64 bytes.
  */
 import { vectorCodes } from '../db/vectors'
+import { kthLargest } from './relevance'
 import { indexCosine } from './vector-index'
 
 /** Vectors per upsert or delete call. */
@@ -111,7 +112,7 @@ export async function remoteVectors(
   db: D1Database,
   embedderId: string,
   query: Float32Array,
-  lexical: { rowids: ArrayLike<number>; rels: ArrayLike<number> },
+  lexical: { rowids: ArrayLike<number>; rels: Float64Array },
   k: number,
 ): Promise<RemoteVectors> {
   const nearest = await vectorizeNearest(vz, embedderId, query, k)
@@ -121,8 +122,15 @@ export async function remoteVectors(
 }
 
 /** The rowids of the `n` most relevant matches (ties: the lower rowid). */
-export function bestMatches(m: { rowids: ArrayLike<number>; rels: ArrayLike<number> }, n: number): number[] {
-  const order = Array.from({ length: m.rowids.length }, (_, i) => i)
-  if (order.length > n) order.sort((a, b) => m.rels[b] - m.rels[a] || m.rowids[a] - m.rowids[b]).length = n
-  return order.map((i) => m.rowids[i])
+export function bestMatches(m: { rowids: ArrayLike<number>; rels: Float64Array }, n: number): number[] {
+  if (m.rowids.length <= n) return Array.from(m.rowids)
+  if (n <= 0) return []
+  const kth = kthLargest(m.rels, n)
+  const out: number[] = []
+  const ties: number[] = []
+  for (let i = 0; i < m.rowids.length; i++) {
+    if (m.rels[i] > kth) out.push(m.rowids[i])
+    else if (m.rels[i] === kth) ties.push(m.rowids[i])
+  }
+  return out.concat(ties.sort((a, b) => a - b).slice(0, n - out.length))
 }
