@@ -13,6 +13,11 @@ import { createTeam, newCaller } from './helpers'
 
 const noFetch = async () => new Response('no network in tests', { status: 599 })
 
+type ProcessEvents = { listeners(event: string): unknown[] }
+const processHandlers = () => ['uncaughtException', 'unhandledRejection'].map((e) => (globalThis as unknown as { process: ProcessEvents }).process.listeners(e).length)
+// Taken before this file loads the encoder: its WASM loader adds handlers that rethrow errors.
+const handlersBefore = processHandlers()
+
 describe('the offline encoder', () => {
   it('runs in the Worker from the static assets and puts paraphrases nearer than unrelated tasks', async () => {
     const embedder = createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, noFetch)!
@@ -24,6 +29,19 @@ describe('the offline encoder', () => {
     const near = cosine(a, quantize(b))
     const far = cosine(a, quantize(c))
     expect(near).toBeGreaterThan(far + 0.1)
+  })
+
+  it('gives the vectors its id names: the WASM backend matches the CPU backend the stored vectors came from', async () => {
+    const embedder = createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, noFetch)!
+    const [v] = await embedder.embed(['get the transcript of a youtube video'])
+    // Recorded with TensorFlow.js's CPU backend (scripts/lib/node-encoder.mjs before the WASM backend).
+    const cpu = [0.040693, -0.064044, -0.030927, 0.064477, 0.049213, -0.017591, -0.051325, -0.002241]
+    cpu.forEach((x, i) => expect(v[i]).toBeCloseTo(x, 5))
+  })
+
+  it("leaves the Worker's process error handlers as they were once loaded", async () => {
+    await createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, noFetch)!.embed(['anything'])
+    expect(processHandlers()).toEqual(handlersBefore)
   })
 })
 

@@ -1,13 +1,12 @@
 /**
  * The offline sentence encoder: Universal Sentence Encoder Lite (512 dimensions, Apache-2.0), run by
- * TensorFlow.js's CPU backend inside the Worker. Its graph, 8-bit weights and vocabulary are static
- * assets (scripts/build-encoder.mjs), read through the ASSETS binding once per isolate, so the Worker
- * bundle carries only the runtime. The WASM backend would be faster, but it compiles its module from
- * bytes at run time, which workerd refuses (it only instantiates modules imported at build time).
+ * TensorFlow.js's WASM backend inside the Worker (tf-wasm.ts). Its graph, 8-bit weights and
+ * vocabulary are static assets (scripts/build-encoder.mjs), read through the ASSETS binding once per
+ * isolate, so the Worker bundle carries only the runtime.
  */
 import * as tf from '@tensorflow/tfjs-core'
-import '@tensorflow/tfjs-backend-cpu'
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter'
+import { useWasmBackend } from './tf-wasm'
 
 /** Where the encoder's files are, to a `fetch` like the ASSETS binding's. */
 export type AssetFetch = (path: string) => Promise<Response>
@@ -98,9 +97,9 @@ async function load(fetchAsset: AssetFetch): Promise<Loaded> {
   const artifacts = (await modelRes.json()) as { modelTopology: object; weightSpecs: tf.io.WeightsManifestEntry[] }
   const weightData = await weightsRes.arrayBuffer()
   const vocabulary = (await vocabRes.json()) as [string, number][]
-  // nodejs_compat makes tfjs think it runs in Node (it would suggest its native backend); it does not.
+  // nodejs_compat makes tfjs take workerd for Node and pick Node-only code paths; it is not Node.
   tf.env().set('IS_NODE', false)
-  await tf.setBackend('cpu')
+  await useWasmBackend()
   const model = await loadGraphModel(tf.io.fromMemory({ modelTopology: artifacts.modelTopology, weightSpecs: artifacts.weightSpecs, weightData }))
   return { tokenizer: new Tokenizer(vocabulary), model }
 }
