@@ -18,13 +18,13 @@ const K = 100
 const { VectorIndex, cosine } = await importTs('src/agents/vector-index.ts')
 const { rand, phrase } = generator(42)
 const texts = Array.from({ length: AGENTS }, () => `${title(phrase(3))} ${title(phrase(12))}. ${phrase(10)}.`)
-const { vectors, encoder } = await wordVectors(texts)
+const { vectors, embed } = await wordVectors(texts)
 const codes = texts.map((t) => textCodes(t, vectors))
 const queryTexts = metatoolQueries()
   .sort(() => rand() - 0.5)
   .slice(0, QUERIES)
 const queries = []
-for (let i = 0; i < queryTexts.length; i += 25) queries.push(...(await encoder.embed(queryTexts.slice(i, i + 25))))
+for (let i = 0; i < queryTexts.length; i += 25) queries.push(...(await embed(queryTexts.slice(i, i + 25))))
 
 const exact = queries.map((q) => {
   const scored = codes.map((c, i) => ({ rowid: i + 1, cos: cosine(q, c) }))

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { nodeEncoder } from './node-encoder.mjs'
 
 /** A deterministic generator (mulberry32) of random numbers, words and phrases. */
 export function generator(initial = 42) {
@@ -53,14 +54,13 @@ const harmonic = WORDS.reduce((sum, _, i) => sum + 1 / (FIRST_RANK + i), 0)
 const cumulative = []
 WORDS.reduce((acc, _, i) => (cumulative[i] = acc + 1 / (FIRST_RANK + i) / harmonic), 0)
 
-/** The offline encoder's vector of every distinct word of `texts`. */
+/** The offline encoder's vector of every distinct word of `texts`, and the encoder (`embed(texts)`). */
 export async function wordVectors(texts) {
-  const { offlineEncoder } = await import('../../src/agents/encoder.ts')
-  const encoder = offlineEncoder(async (path) => new Response(readFileSync(join('assets', path))))
+  const embed = await nodeEncoder()
   const vocab = [...new Set(texts.join(' ').toLowerCase().match(/[a-z]+/g))]
   const vectors = new Map()
-  for (let i = 0; i < vocab.length; i += 64) (await encoder.embed(vocab.slice(i, i + 64))).forEach((v, j) => vectors.set(vocab[i + j], v))
-  return { vectors, encoder }
+  ;(await embed(vocab)).forEach((v, i) => vectors.set(vocab[i], v))
+  return { vectors, embed }
 }
 
 /** A text's vector as stored int8 codes: the normalized sum of its words' vectors. */
