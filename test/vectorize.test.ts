@@ -1,4 +1,4 @@
-import { env } from 'cloudflare:test'
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { agentText } from '../src/agents/embedder'
@@ -8,12 +8,13 @@ import { indexCosine, quantize } from '../src/agents/vector-index'
 import { calibratedPart } from '../src/agents/calibration'
 import { searchCatalog } from '../src/agents/search'
 import type { Embedder } from '../src/agents/embedder'
-import { bestMatches, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
+import { bestMatches, forgetAgentVector, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
 import { pendingAgents } from '../src/db/vectors'
 import { createLogger } from '../src/runtime/log'
 import type { GuardedFetch } from '../src/providers/web/fetch'
 import { FakeVectorize } from './fake-vectorize'
-import { newCaller } from './helpers'
+import worker from '../src/index'
+import { BASE, newCaller, type Json } from './helpers'
 
 const DIMS = 24
 
@@ -130,6 +131,80 @@ describe('agent vectors in Vectorize', () => {
     const ids = await vectorizeNearest(vz, EMBEDDER_ID, hashed('invoice ledger'), 10_000)
     expect(ids.length).toBeLessThanOrEqual(VECTORIZE_MAX_TOP_K)
     expect(vz.calls.at(-1)).toEqual({ op: 'query', size: 0 })
+  })
+})
+
+describe('deleting an agent with Vectorize bound', () => {
+  const vz = new FakeVectorize(DIMS)
+  const vzEnv = { ...env, ...settings, VECTORIZE: vz }
+  let caller: { accountId: string; token: string }
+
+  async function embedAll(): Promise<void> {
+    while ((await embedPending(vzEnv, embeddingsEndpoint, log, 4)).more);
+  }
+
+  async function createAgent(name: string): Promise<{ id: string; rowid: number }> {
+    const res = await worker.fetch(
+      new Request(`${BASE}/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${caller.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, description: `${name} for the ledger`, workflow: { steps: [{ id: 'find', action: 'search', input: { query: 'x' } }] } }),
+      }),
+      vzEnv,
+      createExecutionContext(),
+    )
+    expect(res.status).toBe(201)
+    const id = ((await res.json()) as Json).response.id as string
+    const row = await env.DB.prepare('SELECT rowid FROM agents WHERE id = ?').bind(id).first<{ rowid: number }>()
+    return { id, rowid: row!.rowid }
+  }
+
+  async function remove(id: string): Promise<number> {
+    const ctx = createExecutionContext()
+    const res = await worker.fetch(new Request(`${BASE}/v1/agents/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${caller.token}` } }), vzEnv, ctx)
+    await waitOnExecutionContext(ctx)
+    return res.status
+  }
+
+  const held = (rowid: number) => vz.spaces.get(vectorizeNamespace(EMBEDDER_ID))?.has(String(rowid)) ?? false
+
+  beforeAll(async () => {
+    caller = await newCaller('vectorize deleter')
+  })
+
+  it("takes the agent's vector out of Vectorize", async () => {
+    const agent = await createAgent('Invoice ledger sorter')
+    await embedAll()
+    expect(held(agent.rowid)).toBe(true)
+    expect(await remove(agent.id)).toBe(200)
+    expect(held(agent.rowid)).toBe(false)
+    expect(await env.DB.prepare('SELECT 1 FROM agents WHERE id = ?').bind(agent.id).first()).toBeNull()
+  })
+
+  it('deletes the agent when Vectorize fails, leaving a vector that never scores', async () => {
+    const agent = await createAgent('Ticket ledger triage')
+    await embedAll()
+    vz.failWith = new Error('Vectorize unavailable')
+    try {
+      expect(await remove(agent.id)).toBe(200)
+    } finally {
+      vz.failWith = null
+    }
+    expect(held(agent.rowid)).toBe(true)
+    expect(await env.DB.prepare('SELECT 1 FROM agents WHERE id = ?').bind(agent.id).first()).toBeNull()
+    const codes = await remoteVectors(vz, env.DB, EMBEDDER_ID, hashed('ticket ledger triage'), { rowids: [], rels: new Float64Array(0) }, 10)
+    expect(codes.stale).toContain(agent.rowid)
+  })
+
+  it('leaves an agent whose D1 delete did not happen waiting for its vector, so it is written again', async () => {
+    const agent = await createAgent('Lead ledger scorer')
+    await embedAll()
+    // The first half of a delete whose D1 statement then failed.
+    await forgetAgentVector(env.DB, vz, agent.rowid)
+    expect(held(agent.rowid)).toBe(false)
+    expect((await pendingAgents(env.DB, EMBEDDER_ID, 100)).map((a) => a.rowid)).toContain(agent.rowid)
+    await embedAll()
+    expect(held(agent.rowid)).toBe(true)
   })
 })
 

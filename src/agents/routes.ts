@@ -24,10 +24,12 @@ import { ApiError, isApiError, type ErrorCode, type ErrorDetail } from '../http/
 import { cursorPage, Router, schemaRef } from '../http/route-table'
 import { parseOrThrow, summarize } from '../http/validate'
 import { newAgentId } from '../lib/ids'
+import { createLogger, errorFields } from '../runtime/log'
 import { presentAgent } from './descriptor'
 import { markSecretParameters } from './secret-params'
 import { CreateAgentBody, ImportAgentsBody, MAX_IMPORT, MergedAgent, ReviewBody, UpdateAgentBody, type CreateAgentInput } from './bodies'
 import { parameterText, type Parameters, type Workflow } from './schema'
+import { forgetAgentVector } from './vectorize'
 
 const ok = (response: unknown, status = 200) => ({ status, response })
 
@@ -297,6 +299,13 @@ export function agentRoutes() {
     async (c) => {
       const p = c.get('principal')
       const agent = await writableAgent(c.env.DB, p, c.req.param('id'), 'owner')
+      const vz = c.env.VECTORIZE
+      if (vz) {
+        // A vector left behind costs a search candidate slot, never a wrong score: the delete goes on.
+        await forgetAgentVector(c.env.DB, vz, agent.rowid).catch((err: unknown) =>
+          createLogger({ route: 'deleteAgent' }).warn('deleting the agent vector from Vectorize failed', { agent_rowid: agent.rowid, ...errorFields(err) }),
+        )
+      }
       await deleteAgent(c.env.DB, p.accountId, agent.id)
       return c.json(ok({ id: agent.id, deleted: true }))
     },

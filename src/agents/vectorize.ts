@@ -4,13 +4,13 @@
  * per embedder so vectors of different models are never compared. Vectorize only decides which
  * agents join a search as its nearest candidates; every candidate is then scored from the int8
  * codes stored in D1, with the same cosine as the isolate's index, so a stale or deleted vector in
- * Vectorize can cost a candidate slot but never changes a score. (A deleted agent's vector is left in
- * Vectorize: deleting it from a search could race the upsert of a re-embedded agent.)
+ * Vectorize can cost a candidate slot but never changes a score. Deleting an agent deletes its vector
+ * (`forgetAgentVector`), while its rowid still belongs to it.
  *
  * Limits followed (Vectorize docs, "Limits"): at most 1,000 vectors per upsert from a Worker, topK
  * at most 100 when neither values nor metadata are returned, ids and namespaces at most 64 bytes.
  */
-import { vectorCodes } from '../db/vectors'
+import { clearVector, vectorCodes } from '../db/vectors'
 import { kthLargest } from './relevance'
 import { indexCosine } from './vector-index'
 
@@ -53,6 +53,18 @@ export async function upsertAgentVectors(vz: Vectorize, embedderId: string, rows
 /** Removes agents' vectors (ids Vectorize no longer needs to return). */
 export async function deleteAgentVectors(vz: Vectorize, rowids: number[]): Promise<void> {
   for (let i = 0; i < rowids.length; i += VECTORIZE_BATCH) await vz.deleteByIds(rowids.slice(i, i + VECTORIZE_BATCH).map(String))
+}
+
+/**
+ * Before an agent is deleted from D1: its vector leaves D1 first, then Vectorize. In that order no
+ * live agent ends without a vector in Vectorize: if the D1 delete then fails, the agent is waiting
+ * for a vector and is embedded and upserted again; and the rowid, which SQLite may give to the next
+ * agent once this row is gone, still names this agent when Vectorize is asked. If Vectorize fails,
+ * the vector stays there (it never scores: D1 decides) and the error is the caller's to log.
+ */
+export async function forgetAgentVector(db: D1Database, vz: Vectorize, rowid: number): Promise<void> {
+  await clearVector(db, rowid)
+  await deleteAgentVectors(vz, [rowid])
 }
 
 /** The rowids Vectorize finds nearest the query, nearest first; answers that are not agent rowids are skipped. */

@@ -62,6 +62,14 @@ export interface VectorChange {
   seq: number
 }
 
+/**
+ * Clears an agent's vector (kept as a change, as the triggers do), so the agent counts as waiting
+ * for one: embedded, and written to Vectorize, again if it is still there.
+ */
+export async function clearVector(db: D1Database, rowid: number): Promise<void> {
+  await db.prepare('UPDATE agent_vectors SET vec = NULL, seq = (SELECT coalesce(max(seq), 0) + 1 FROM agent_vectors) WHERE agent_rowid = ? AND vec IS NOT NULL').bind(rowid).run()
+}
+
 /** Vector writes after `afterSeq`, oldest first, at most `limit`. */
 export async function vectorChanges(db: D1Database, afterSeq: number, limit: number): Promise<VectorChange[]> {
   const { results } = await db
