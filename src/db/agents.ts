@@ -380,20 +380,3 @@ export function rankCandidatesQuery(db: D1Database, q: { viewer: Viewer; filter:
     },
   }
 }
-
-/**
- * Words near each term for typo correction: the names and descriptions of the agents sharing most
- * trigrams with it (at most 30 per term), as one text per term.
- */
-export function typoNeighboursQuery(db: D1Database, matches: string[]): Query<string[]> {
-  const columns = matches.map(
-    (_, i) => `(SELECT coalesce(group_concat(t, ' '), '') FROM (SELECT name || ' ' || description AS t FROM agents_trigram WHERE agents_trigram MATCH ?${i + 1} ORDER BY rank LIMIT 30)) AS w${i}`,
-  )
-  return {
-    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(...matches),
-    read: ({ results }) => {
-      const row = (results[0] ?? {}) as Record<string, string | null>
-      return matches.map((_, i) => row[`w${i}`] ?? '')
-    },
-  }
-}
