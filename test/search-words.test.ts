@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { correctionsOf, gramProbe, MAX_CORRECTIONS } from '../src/agents/corrections'
-import { editDistance, queryTerms } from '../src/agents/query'
-import { deleteAgent, insertAgents, updateAgent, type NewAgent } from '../src/db/agents'
+import { correctionsOf, gramProbe, MAX_CORRECTIONS, nearest } from '../src/agents/corrections'
+import { editDistance, phrase, queryTerms } from '../src/agents/query'
+import { deleteAgent, insertAgents, LIST_CHUNK, phraseListsQuery, runQuery, updateAgent, type NewAgent } from '../src/db/agents'
 import { action, createAccount, newCaller, type Json } from './helpers'
 
 /**
@@ -150,6 +150,21 @@ describe('search vocabulary', () => {
         const terms = [...new Set(picks.flatMap(([w, list]) => queryTerms(applyEdits(words[w % words.length], list)).filter((t) => t.length >= 4)))]
         const got = await correctionsOf(env.DB, read, null, terms)
         terms.forEach((t, i) => expect(got[i], t).toEqual(bruteForce(t, vocabulary)))
+        // The same words when they come along with the first read of the terms' relevance lists.
+        const fetched = await runQuery(
+          read,
+          phraseListsQuery(
+            env.DB,
+            terms.map((t) => phrase(t)),
+            null,
+            LIST_CHUNK,
+            terms.map(gramProbe),
+          ),
+        )
+        terms.forEach((t, i) => {
+          if (fetched.lists[i].rowids.length > 0) expect(fetched.near[i], t).toBeNull()
+          else expect(nearest(t, fetched.near[i]!), t).toEqual(bruteForce(t, vocabulary))
+        })
       }),
       { numRuns: 40 },
     )

@@ -3,8 +3,8 @@
  * know. The lookup reads only the words that can be near (by positional trigrams and length, never
  * cut by rank), and edit distance decides, so the answer equals scanning the whole vocabulary.
  */
-import type { Read } from '../db/agents'
-import { nearWordsQueries, type GramProbe, type VocabularyWord } from '../db/search-words'
+import { runQuery, type Read } from '../db/agents'
+import { nearWordsQuery, type GramProbe, type VocabularyWord } from '../db/search-words'
 import { editDistance } from './query'
 import { cached } from './search-state'
 
@@ -54,22 +54,43 @@ export function nearest(term: string, words: VocabularyWord[]): string[] {
     .map((c) => c.w)
 }
 
-/** The corrections of each word (see `nearest`), what the cache lacks read in one round trip. */
-export async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[]): Promise<string[][]> {
+/**
+ * The probe to send along with the first read of a word's relevance list (db/agents.ts's
+ * phraseListsQuery), so that if the word matches nothing its near words come back in the same round
+ * trip; null when the word is all digits, too short, or its corrections are cached already.
+ */
+export function typoProbe(indexVersion: string | null, term: string): GramProbe | null {
+  if (/^\d+$/.test(term) || (indexVersion && cached.typo(indexVersion, term))) return null
+  return gramProbe(term)
+}
+
+/**
+ * The corrections of each word (see `nearest`): from the cache, from the near words the lists read
+ * brought (`fetched`), and what is still missing read in one round trip.
+ */
+export async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[], fetched: Map<string, VocabularyWord[]> = new Map()): Promise<string[][]> {
   const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? cached.typo(indexVersion, t) : undefined))
-  const probes = unknown.map((t, i) => (out[i] ? null : gramProbe(t)))
-  const ask = probes.flatMap((p, i) => (p ? [{ i, p }] : []))
+  const remember = (i: number, near: string[]) => {
+    out[i] = near
+    if (indexVersion) cached.setTypo(indexVersion, unknown[i], near)
+  }
+  unknown.forEach((t, i) => {
+    const words = fetched.get(t)
+    if (!out[i] && words) remember(i, nearest(t, words))
+  })
+  const ask = unknown.flatMap((t, i) => {
+    const probe = out[i] ? null : gramProbe(t)
+    return probe ? [{ i, probe }] : []
+  })
   if (ask.length > 0) {
-    const queries = nearWordsQueries(
-      db,
-      ask.map((a) => a.p),
+    const near = await runQuery(
+      read,
+      nearWordsQuery(
+        db,
+        ask.map((a) => a.probe),
+      ),
     )
-    const results = await read(queries.map((q) => q.statement))
-    ask.forEach(({ i }, j) => {
-      const near = nearest(unknown[i], queries[j].read(results[j]))
-      out[i] = near
-      if (indexVersion) cached.setTypo(indexVersion, unknown[i], near)
-    })
+    ask.forEach(({ i }, j) => remember(i, nearest(unknown[i], near[j])))
   }
   return out.map((c) => c ?? [])
 }

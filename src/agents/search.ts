@@ -13,7 +13,8 @@ import {
   type VisibilityFilter,
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
-import { correctionsOf } from './corrections'
+import type { VocabularyWord } from '../db/search-words'
+import { correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
@@ -222,19 +223,23 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
   const phrases = lookupPhrases(indexVersion, terms)
   let matches = sumLists(knownLists(phrases))
-  const missing = missingLists(db, phrases)
+  // A word read for the first time also brings its near spellings, in case it matches nothing.
+  const termOf = new Map(terms.map((t) => [phrase(t), t]))
+  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!))
+  const nearFetched = new Map<string, VocabularyWord[]>()
   if (missing) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
     const guess = !semantic && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
     const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
+    fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
     if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
   const unknown = terms.filter((t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
-    const near = (await correctionsOf(db, read, indexVersion, unknown)).flat().filter((w) => !terms.includes(w))
+    const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
       const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
       await readLists(db, read, fixes)

@@ -1,5 +1,4 @@
 /** The search vocabulary (migration 0016): the agents' distinct indexed words, for typo lookup. */
-import type { Query } from './agents'
 
 /** A vocabulary word and how many agents hold it. */
 export interface VocabularyWord {
@@ -20,23 +19,36 @@ export interface GramProbe {
   minShared: number
 }
 
+/** A probe as the one JSON parameter `nearWordsSql` reads. */
+export const probeParam = (p: GramProbe) => JSON.stringify({ g: p.grams, k: p.distance, lo: p.minLength, hi: p.maxLength, m: p.minShared })
+
 /**
- * Every vocabulary word sharing at least `minShared` of a probe's trigrams, each within `distance`
- * places of the query word's: a superset of the words within `distance` edits, with no LIMIT, so
- * nothing near is ever cut. One statement per probe, all in one round trip.
+ * A scalar subquery: every vocabulary word sharing at least `m` of the probe's trigrams, each within
+ * `k` places of the query word's, as a JSON array of `[word, agents]`. That is a superset of the
+ * words within `k` edits, with no LIMIT, so nothing near is ever cut. `param` is the SQL parameter
+ * holding `probeParam`.
  */
-export function nearWordsQueries(db: D1Database, probes: GramProbe[]): Query<VocabularyWord[]>[] {
-  return probes.map((p) => ({
-    statement: db
-      .prepare(
-        `SELECT w.word, w.agents FROM (
-           SELECT g.word FROM json_each(?1) q
-             JOIN search_word_grams g ON g.gram = q.value ->> 0 AND g.pos BETWEEN (q.value ->> 1) - ?2 AND (q.value ->> 1) + ?2
-                  AND g.length BETWEEN ?3 AND ?4
-            GROUP BY g.word HAVING count(DISTINCT q.key) >= ?5) c
-           JOIN search_words w ON w.word = c.word`,
-      )
-      .bind(JSON.stringify(p.grams), p.distance, p.minLength, p.maxLength, p.minShared),
-    read: ({ results }) => results as unknown as VocabularyWord[],
-  }))
+export const nearWordsSql = (param: string) =>
+  `(SELECT json_group_array(json_array(w.word, w.agents)) FROM (
+      SELECT g.word FROM json_each(${param}, '$.g') q
+        JOIN search_word_grams g ON g.gram = q.value ->> 0
+             AND g.pos BETWEEN (q.value ->> 1) - (${param} ->> 'k') AND (q.value ->> 1) + (${param} ->> 'k')
+             AND g.length BETWEEN ${param} ->> 'lo' AND ${param} ->> 'hi'
+       GROUP BY g.word HAVING count(DISTINCT q.key) >= ${param} ->> 'm') c
+      JOIN search_words w ON w.word = c.word)`
+
+/** Reads what `nearWordsSql` returns. */
+export function parseNearWords(text: string | null | undefined): VocabularyWord[] {
+  return text ? (JSON.parse(text) as [string, number][]).map(([word, agents]) => ({ word, agents })) : []
+}
+
+/** The near words of each probe, in one statement. */
+export function nearWordsQuery(db: D1Database, probes: GramProbe[]): { statement: D1PreparedStatement; read: (result: D1Result<Record<string, unknown>>) => VocabularyWord[][] } {
+  return {
+    statement: db.prepare(`SELECT ${probes.map((_, i) => `${nearWordsSql(`?${i + 1}`)} AS n${i}`).join(', ')}`).bind(...probes.map(probeParam)),
+    read: ({ results }) => {
+      const row = (results[0] ?? {}) as Record<string, string | null>
+      return probes.map((_, i) => parseNearWords(row[`n${i}`]))
+    },
+  }
 }
