@@ -318,7 +318,7 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
     if (!probe) return
     probeBinds.push(probeParam(probe))
     const param = `?${phrases.length + 2 + probeBinds.length}`
-    columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param)} END AS n${i}`)
+    columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param, probe)} END AS n${i}`)
   })
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases, ...probeBinds),

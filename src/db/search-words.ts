@@ -19,23 +19,29 @@ export interface GramProbe {
   minShared: number
 }
 
-/** A probe as the one JSON parameter `nearWordsSql` reads. */
-export const probeParam = (p: GramProbe) => JSON.stringify({ g: p.grams, k: p.distance, lo: p.minLength, hi: p.maxLength, m: p.minShared })
+/** A probe's trigrams as the one JSON parameter `nearWordsSql` reads. */
+export const probeParam = (p: GramProbe) => JSON.stringify(p.grams)
+
+/** An integer of a probe, to write into SQL: never text from a caller. */
+const int = (n: number) => {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`)
+  return String(n)
+}
 
 /**
- * A scalar subquery: every vocabulary word sharing at least `m` of the probe's trigrams, each within
- * `k` places of the query word's, as a JSON array of `[word, agents]`. That is a superset of the
- * words within `k` edits, with no LIMIT, so nothing near is ever cut. `param` is the SQL parameter
- * holding `probeParam`.
+ * A scalar subquery: every vocabulary word sharing at least `minShared` of the probe's trigrams,
+ * each within `distance` places of the query word's, as a JSON array of `[word, agents]`. Pairs are
+ * counted (a word repeating a trigram may count it twice), which only lets more words through: a
+ * superset of the words within `distance` edits, with no LIMIT, so nothing near is ever cut.
+ * `param` is the SQL parameter holding `probeParam(p)`.
  */
-export const nearWordsSql = (param: string) =>
-  `(SELECT json_group_array(json_array(w.word, w.agents)) FROM (
-      SELECT g.word FROM json_each(${param}, '$.g') q
+export const nearWordsSql = (param: string, p: GramProbe) =>
+  `(SELECT json_group_array(json_array(w.word, w.agents)) FROM search_words w WHERE w.word IN (
+      SELECT g.word FROM json_each(${param}) q
         JOIN search_word_grams g ON g.gram = q.value ->> 0
-             AND g.pos BETWEEN (q.value ->> 1) - (${param} ->> 'k') AND (q.value ->> 1) + (${param} ->> 'k')
-             AND g.length BETWEEN ${param} ->> 'lo' AND ${param} ->> 'hi'
-       GROUP BY g.word HAVING count(DISTINCT q.key) >= ${param} ->> 'm') c
-      JOIN search_words w ON w.word = c.word)`
+             AND g.pos BETWEEN (q.value ->> 1) - ${int(p.distance)} AND (q.value ->> 1) + ${int(p.distance)}
+             AND g.length BETWEEN ${int(p.minLength)} AND ${int(p.maxLength)}
+       GROUP BY g.word HAVING count(*) >= ${int(p.minShared)}))`
 
 /** Reads what `nearWordsSql` returns. */
 export function parseNearWords(text: string | null | undefined): VocabularyWord[] {
@@ -45,7 +51,7 @@ export function parseNearWords(text: string | null | undefined): VocabularyWord[
 /** The near words of each probe, in one statement. */
 export function nearWordsQuery(db: D1Database, probes: GramProbe[]): { statement: D1PreparedStatement; read: (result: D1Result<Record<string, unknown>>) => VocabularyWord[][] } {
   return {
-    statement: db.prepare(`SELECT ${probes.map((_, i) => `${nearWordsSql(`?${i + 1}`)} AS n${i}`).join(', ')}`).bind(...probes.map(probeParam)),
+    statement: db.prepare(`SELECT ${probes.map((p, i) => `${nearWordsSql(`?${i + 1}`, p)} AS n${i}`).join(', ')}`).bind(...probes.map(probeParam)),
     read: ({ results }) => {
       const row = (results[0] ?? {}) as Record<string, string | null>
       return probes.map((_, i) => parseNearWords(row[`n${i}`]))
