@@ -181,6 +181,19 @@ describe('search vocabulary', () => {
     await removeAll()
   })
 
+  it('corrects a word whose spelling only a few agents hold, however many agents share its trigrams', async () => {
+    await removeAll()
+    // Forty short agents share every trigram of the typo (and rank first by trigrams) but are three
+    // edits away; the one agent holding the right spelling has a long text.
+    const decoys = Array.from({ length: 40 }, (_, i) => agent(`Zebrafinshxyz ${i}`, 'zebrafinshxyz zebrafinshxyz'))
+    const right = agent('Bird counter', `Counts every zebrafinch in the aviary, ${'with notes on song, feeding and nesting '.repeat(6)}`)
+    await insertAgents(env.DB, [...decoys, right])
+    const res = await action('search', { query: 'zebrafinsh qqq', limit: 5 }, searcher)
+    expect(res.status).toBe(200)
+    expect((res.body as Json).response.map((h: Json) => h.function.metadata.name)).toEqual(['Bird counter'])
+    await removeAll()
+  })
+
   it('stops offering a word once no agent holds it', async () => {
     await removeAll()
     const [a, b] = [agent('Zebrafinch tracker', 'Counts birds'), agent('Zebrafinch song', 'Records birds')]
