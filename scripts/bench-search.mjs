@@ -4,7 +4,7 @@
  * generated agents, starts the Worker under wrangler dev, and measures POST /v1/action/search against
  * the authenticated trivial route GET /v1/me at the same concurrency in the same run.
  * `--agents 1000000` works too, but local D1 loads about 8,000 agents a minute on a 2-core machine (the
- * word and trigram indexes are built row by row), so that load takes about two hours. `--reuse` measures
+ * word index and the search vocabulary are built row by row), so that load takes about two hours. `--reuse` measures
  * the catalog an earlier run of the same size left in .bench/ instead of loading it again. Search is first measured on the
  * fresh isolate, then after `--warmup` seconds (20 by default) of distinct queries.
  *

@@ -192,10 +192,8 @@ describe('exact search pages', () => {
     // (hybrid-search.test.ts holds the fused ranking to its formula), so its cron embeds nothing.
     const cron = () => worker.scheduled(createScheduledController({ cron: '*/15 * * * *' }), { ...env, SEARCH_EMBEDDER: 'none' })
     expect(await segments('agents_fts')).toBeGreaterThan(1)
-    expect(await segments('agents_trigram')).toBeGreaterThan(1)
     await cron()
     expect(await segments('agents_fts')).toBe(1)
-    expect(await segments('agents_trigram')).toBe(1)
     const versions = () => env.DB.prepare('SELECT index_version AS idx, merged_index_version AS merged FROM catalog_version').first<{ idx: number; merged: number }>()
     expect((await versions())!.merged).toBe((await versions())!.idx)
     for (const query of [VOCAB.slice(0, 2).join(' '), VOCAB.slice(7, 10).join(' '), `${VOCAB[4]} ${VOCAB[40].slice(0, 3)}`]) {

@@ -8,7 +8,7 @@ import { markIndexesMerged, mergeStep, readIndexVersions, TEXT_INDEXES } from '.
 
 /** Leaf pages (4 KiB) one merge step may write. */
 const MERGE_PAGES = 1000
-/** Merge steps per run, over both indexes. */
+/** Merge steps per run, over every index. */
 const MERGE_STEPS = 24
 
 export type IndexUpkeep = 'unchanged' | 'merged' | 'in progress'

@@ -39,25 +39,6 @@ export function phrase(term: string, prefix = false): string {
 }
 
 /**
- * The trigram-index expression for typo tolerance: the trigrams of each term of 4+ characters,
- * joined by OR, so a misspelt word still shares most of its trigrams with the right one.
- */
-export function trigramMatch(terms: string[]): string | null {
-  const grams = new Set<string>()
-  for (const term of terms) {
-    // Code points, not UTF-16 units: two astral characters are two characters, with no trigram.
-    const chars = [...term]
-    if (chars.length < 4) continue
-    for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''))
-  }
-  if (grams.size === 0) return null
-  return [...grams]
-    .slice(0, 64)
-    .map((g) => `"${g}"`)
-    .join(' OR ')
-}
-
-/**
  * Optimal string alignment distance (edits and adjacent transpositions) of two words, or a value
  * above 2 as soon as it is known to exceed 2 (only distances up to 2 are ever used).
  */

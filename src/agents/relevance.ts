@@ -3,6 +3,7 @@
  * Worker keeps until agent text changes.
  */
 import { joinLists, LIST_CHUNK, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
+import type { GramProbe } from '../db/search-words'
 import { phrase } from './query'
 import { cached, phraseStats, scratch } from './search-state'
 
@@ -54,14 +55,15 @@ export interface MissingLists {
   query: Query<FetchedLists>
 }
 
-export function missingLists(db: D1Database, q: QueryPhrases): MissingLists | null {
+/** `probeOf` gives the typo probe to send with a phrase's list read, if any (see phraseListsQuery). */
+export function missingLists(db: D1Database, q: QueryPhrases, probeOf: (expr: string) => GramProbe | null = () => null): MissingLists | null {
   const phrases = q.exprs.filter((e) => !q.lists.has(e))
   const lastExpr = q.exprs[q.exprs.length - 1]
   // The prefix is needed unless the last term is known to match as a word.
   const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length
   if (phrases.length === 0 && !wantPrefix) return null
   const fallback = wantPrefix ? q.prefix! : null
-  return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null) }
+  return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null, LIST_CHUNK, phrases.map(probeOf)) }
 }
 
 /**
@@ -84,7 +86,7 @@ export async function completeLists(db: D1Database, read: Read, missing: Missing
     open = open.filter((e) => full(e.parts))
   }
   const lists = entries.map((e) => joinLists(e.parts))
-  return { lists: lists.slice(0, missing.phrases.length), fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback }
+  return { lists: lists.slice(0, missing.phrases.length), fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback, near: fetched.near }
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   rankCandidatesQuery,
   runQueries,
   runQuery,
-  typoNeighboursQuery,
   type AgentRow,
   type PhraseList,
   type Query,
@@ -14,10 +13,12 @@ import {
   type VisibilityFilter,
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
+import type { VocabularyWord } from '../db/search-words'
+import { correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
-import { editDistance, phrase, queryTerms, trigramMatch } from './query'
+import { phrase, queryTerms } from './query'
 import { partFloor, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
 import { askedBefore, cached, sawCatalog, vectorIndex } from './search-state'
@@ -183,52 +184,6 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
   }
 }
 
-/** Corrections kept per unknown word, nearest first (cached per index version and word, search-state.ts). */
-const MAX_CORRECTIONS = 3
-
-/**
- * Vocabulary words within a small edit distance of each term (1, or 2 for words of 8+ characters),
- * nearest first, from the agents sharing most trigrams with it.
- */
-async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[]): Promise<string[][]> {
-  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? cached.typo(indexVersion, t) : undefined))
-  // A term with no trigram (short, or astral characters) has no near spellings to look up.
-  unknown.forEach((t, i) => {
-    if (!out[i] && trigramMatch([t]) === null) out[i] = []
-  })
-  const ask = unknown.filter((_, i) => !out[i])
-  if (ask.length > 0) {
-    const texts = await runQuery(
-      read,
-      typoNeighboursQuery(
-        db,
-        ask.map((t) => trigramMatch([t]) as string),
-      ),
-    )
-    ask.forEach((term, j) => {
-      const counts = new Map<string, number>()
-      for (const w of texts[j]
-        .toLowerCase()
-        .normalize('NFKC')
-        .match(/[\p{L}\p{N}]+/gu) ?? [])
-        counts.set(w, (counts.get(w) ?? 0) + 1)
-      const found = [...counts.keys()]
-        .map((w) => ({ w, d: editDistance(term, w), n: counts.get(w)! }))
-        .filter((c) => c.w !== term && c.d <= (term.length >= 8 ? 2 : 1) && c.w.length >= 3)
-        .sort((a, b) => a.d - b.d || b.n - a.n || (a.w < b.w ? -1 : 1))
-      // Only the nearest spellings: "invocies" means "invoices", not also "invoice" (one stem, counted twice).
-      const near = found
-        .filter((c) => c.d === found[0].d)
-        .slice(0, MAX_CORRECTIONS)
-        .map((c) => c.w)
-      const i = unknown.indexOf(term)
-      out[i] = near
-      if (indexVersion) cached.setTypo(indexVersion, term, near)
-    })
-  }
-  return out.map((c) => c ?? [])
-}
-
 /** The lists without repeats of one already kept (same agents, same relevance). */
 function distinctLists<T extends { list: PhraseList }>(lists: T[]): T[] {
   const same = (a: PhraseList, b: PhraseList) => a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
@@ -268,19 +223,23 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
   const phrases = lookupPhrases(indexVersion, terms)
   let matches = sumLists(knownLists(phrases))
-  const missing = missingLists(db, phrases)
+  // A word read for the first time also brings its near spellings, in case it matches nothing.
+  const termOf = new Map(terms.map((t) => [phrase(t), t]))
+  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!))
+  const nearFetched = new Map<string, VocabularyWord[]>()
   if (missing) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
     const guess = !semantic && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
     const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
+    fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
     if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
   const unknown = terms.filter((t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
-    const near = (await correctionsOf(db, read, indexVersion, unknown)).flat().filter((w) => !terms.includes(w))
+    const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
       const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
       await readLists(db, read, fixes)

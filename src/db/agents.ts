@@ -1,5 +1,6 @@
 /** The agent catalog: rows, visibility-scoped reads, full-text search and reviews. */
 import { POPULARITY_WEIGHT, SCORE_K, WORD_WEIGHTS } from '../agents/ranking'
+import { nearWordsSql, parseNearWords, probeParam, type GramProbe, type VocabularyWord } from './search-words'
 
 export type Visibility = 'public' | 'private' | 'team'
 export type VisibilityFilter = Visibility | 'all'
@@ -294,6 +295,8 @@ export async function runQueries<A, B>(read: Read, a: Query<A>, b: Query<B>): Pr
 export interface FetchedLists {
   lists: PhraseList[]
   fallback: PhraseList | null
+  /** Per phrase, the vocabulary words near its word when it was probed and matches nothing, else null. */
+  near: (VocabularyWord[] | null)[]
 }
 
 /**
@@ -301,18 +304,33 @@ export interface FetchedLists {
  * its phrases of exactly these values (each phrase's idf and length normalization do not depend on
  * the others). With `fallback`, its list is read too, but only when the `unless` phrase matches
  * nothing (CASE is lazy, so a short prefix is never expanded needlessly); else it is null. A list of
- * `chunk` agents may go on: read the rest with `listChunkQuery`.
+ * `chunk` agents may go on: read the rest with `listChunkQuery`. A phrase with a probe (`probes`,
+ * by position) that matches nothing also brings the vocabulary words near it (search-words.ts), so
+ * typo lookup needs no round trip of its own; again CASE is lazy, so a phrase that matches costs
+ * no lookup.
  */
-export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null, chunk = LIST_CHUNK): Query<FetchedLists> {
+export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null, chunk = LIST_CHUNK, probes: (GramProbe | null)[] = []): Query<FetchedLists> {
   const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, null, chunk)} AS l${i}`)
   columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', null, chunk)} END AS fallback`)
+  const probeBinds: string[] = []
+  phrases.forEach((_, i) => {
+    const probe = probes[i]
+    if (!probe) return
+    probeBinds.push(probeParam(probe))
+    const param = `?${phrases.length + 2 + probeBinds.length}`
+    columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param, probe)} END AS n${i}`)
+  })
   return {
-    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases),
+    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases, ...probeBinds),
     read: ({ results }) => {
       const row = results[0] as Record<string, string | null> | undefined
       return {
         lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
         fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
+        near: phrases.map((_, i) => {
+          const near = row?.[`n${i}`]
+          return near === null || near === undefined ? null : parseNearWords(near)
+        }),
       }
     },
   }
@@ -377,23 +395,6 @@ export function rankCandidatesQuery(db: D1Database, q: { viewer: Viewer; filter:
         score: Math.round(row.raw * 1e6) / 1e6,
       }))
       return { rows, ranked: (results[0]?.ranked as number | undefined) ?? 0 }
-    },
-  }
-}
-
-/**
- * Words near each term for typo correction: the names and descriptions of the agents sharing most
- * trigrams with it (at most 30 per term), as one text per term.
- */
-export function typoNeighboursQuery(db: D1Database, matches: string[]): Query<string[]> {
-  const columns = matches.map(
-    (_, i) => `(SELECT coalesce(group_concat(t, ' '), '') FROM (SELECT name || ' ' || description AS t FROM agents_trigram WHERE agents_trigram MATCH ?${i + 1} ORDER BY rank LIMIT 30)) AS w${i}`,
-  )
-  return {
-    statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(...matches),
-    read: ({ results }) => {
-      const row = (results[0] ?? {}) as Record<string, string | null>
-      return matches.map((_, i) => row[`w${i}`] ?? '')
     },
   }
 }

@@ -1,7 +1,7 @@
-/** Upkeep of the agent full-text indexes (word and trigram). */
+/** Upkeep of the agent full-text index. */
 
 /** The FTS5 tables over agent text. */
-export const TEXT_INDEXES = ['agents_fts', 'agents_trigram'] as const
+export const TEXT_INDEXES = ['agents_fts'] as const
 export type TextIndex = (typeof TEXT_INDEXES)[number]
 
 /** The index version now and the one whose indexes were last merged. */

@@ -1,0 +1,96 @@
+/**
+ * Typo correction: the vocabulary words (migration 0016) nearest a query word the index does not
+ * know. The lookup reads only the words that can be near (by positional trigrams and length, never
+ * cut by rank), and edit distance decides, so the answer equals scanning the whole vocabulary.
+ */
+import { runQuery, type Read } from '../db/agents'
+import { nearWordsQuery, type GramProbe, type VocabularyWord } from '../db/search-words'
+import { editDistance } from './query'
+import { cached } from './search-state'
+
+/** Corrections kept per unknown word, nearest first (cached per index version and word, search-state.ts). */
+export const MAX_CORRECTIONS = 3
+
+/** Fewest characters a word needs to get corrections: shorter ones have too many near spellings. */
+export const MIN_TYPO_LENGTH = 4
+
+/** Edits a correction may be away: 1, or 2 for words of 8+ characters. */
+export const typoDistance = (chars: number) => (chars >= 8 ? 2 : 1)
+
+/**
+ * What the vocabulary lookup needs for one word, or null for a word too short to correct. The
+ * word padded with two '#' (never a token character) on each side has length + 2 trigrams; an edit
+ * destroys at most 4 of them (an adjacent swap touches 4, anything else 3 or fewer) and moves the
+ * rest by at most one place, so a word within k edits shares at least length + 2 - 4k of them, each
+ * within k places. That is at least 2 for every length the lookup serves.
+ */
+export function gramProbe(term: string): GramProbe | null {
+  const chars = [...term]
+  if (chars.length < MIN_TYPO_LENGTH) return null
+  const k = typoDistance(chars.length)
+  const padded = ['#', '#', ...chars, '#', '#']
+  const grams: [string, number][] = []
+  for (let i = 0; i < chars.length + 2; i++) grams.push([padded.slice(i, i + 3).join(''), i])
+  return { grams, distance: k, minLength: chars.length - k, maxLength: chars.length + k, minShared: chars.length + 2 - 4 * k }
+}
+
+/**
+ * The corrections of `term` among `words`: those within its typo distance (OSA, as `editDistance`),
+ * only the nearest ones ("invocies" means "invoices", not also "invoice": one stem, counted twice),
+ * the most common first, then in code-unit order, at most MAX_CORRECTIONS.
+ */
+export function nearest(term: string, words: VocabularyWord[]): string[] {
+  const chars = [...term].length
+  if (chars < MIN_TYPO_LENGTH) return []
+  const k = typoDistance(chars)
+  const found = words
+    .filter((w) => w.word !== term && w.word.length >= 3)
+    .map((w) => ({ w: w.word, d: editDistance(term, w.word), n: w.agents }))
+    .filter((c) => c.d <= k)
+    .sort((a, b) => a.d - b.d || b.n - a.n || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0))
+  return found
+    .filter((c) => c.d === found[0].d)
+    .slice(0, MAX_CORRECTIONS)
+    .map((c) => c.w)
+}
+
+/**
+ * The probe to send along with the first read of a word's relevance list (db/agents.ts's
+ * phraseListsQuery), so that if the word matches nothing its near words come back in the same round
+ * trip; null when the word is all digits, too short, or its corrections are cached already.
+ */
+export function typoProbe(indexVersion: string | null, term: string): GramProbe | null {
+  if (/^\d+$/.test(term) || (indexVersion && cached.typo(indexVersion, term))) return null
+  return gramProbe(term)
+}
+
+/**
+ * The corrections of each word (see `nearest`): from the cache, from the near words the lists read
+ * brought (`fetched`), and what is still missing read in one round trip.
+ */
+export async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[], fetched: Map<string, VocabularyWord[]> = new Map()): Promise<string[][]> {
+  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? cached.typo(indexVersion, t) : undefined))
+  const remember = (i: number, near: string[]) => {
+    out[i] = near
+    if (indexVersion) cached.setTypo(indexVersion, unknown[i], near)
+  }
+  unknown.forEach((t, i) => {
+    const words = fetched.get(t)
+    if (!out[i] && words) remember(i, nearest(t, words))
+  })
+  const ask = unknown.flatMap((t, i) => {
+    const probe = out[i] ? null : gramProbe(t)
+    return probe ? [{ i, probe }] : []
+  })
+  if (ask.length > 0) {
+    const near = await runQuery(
+      read,
+      nearWordsQuery(
+        db,
+        ask.map((a) => a.probe),
+      ),
+    )
+    ask.forEach(({ i }, j) => remember(i, nearest(unknown[i], near[j])))
+  }
+  return out.map((c) => c ?? [])
+}
