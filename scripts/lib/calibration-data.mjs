@@ -39,9 +39,12 @@ async function memo(kind, key, make) {
   return value
 }
 
-/** The Worker's 100 best lexical hits of each query: [[id, score]]. */
-function lexicalHits(name, sql, queries, log) {
-  const key = digest(sql, queries, ...source('src/agents/ranking.ts', 'src/agents/query.ts', 'src/agents/search.ts', 'src/agents/relevance.ts', 'src/db/agents.ts'))
+/**
+ * The Worker's 100 best lexical hits of each query: [[id, score]]. Keyed by the agents rather than
+ * `sql`, which carries load-time timestamps that ranking never reads.
+ */
+function lexicalHits(name, sql, agents, queries, log) {
+  const key = digest(agents, queries, ...source('src/agents/ranking.ts', 'src/agents/query.ts', 'src/agents/search.ts', 'src/agents/relevance.ts', 'src/db/agents.ts'))
   return memo('lexical', key, async () => {
     const server = await startDevServer({ name, sql: [sql], vars: { SEARCH_EMBEDDER: 'none' } })
     try {
@@ -83,7 +86,7 @@ function vectors(name, what, texts, log) {
  * @returns per query { r: number[], cos: number[] } over `agents` (r = 0: no word matches)
  */
 export async function collect({ name, sql, agents, queries, log = () => {} }) {
-  const hits = await lexicalHits(name, sql, queries, log)
+  const hits = await lexicalHits(name, sql, agents, queries, log)
   log(`${name}: lexical relevance of ${queries.length} queries read`)
   const slot = new Map(agents.map((a, i) => [a.id, i]))
   const texts = agents.map((a) => `${a.name}. ${a.description} ${a.param_text}`.slice(0, 2000))
