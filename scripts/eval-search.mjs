@@ -57,6 +57,11 @@ if (args.includes('--fit')) {
   fit({ demoAgents, devSet, dev, mtAgents: mt.agents, mtSample, mtd })
   process.exit(0)
 }
+if (args.includes('--tune')) {
+  const { tune } = await import('./lib/fusion-grid.mjs')
+  await tune({ sample: opt('tune-sample', Infinity) })
+  process.exit(0)
+}
 if (args.includes('--dev-set-only')) {
   await devSetFigures()
   process.exit(0)

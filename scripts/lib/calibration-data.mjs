@@ -1,24 +1,84 @@
 /**
  * What fitting the search score needs, per query: each visible agent's lexical relevance r (-bm25
  * with typo fixes, as the Worker computes it) and its cosine with the query (as the Worker's vector
- * index computes it, from int8 codes). r comes from the real Worker run lexical-only
- * (SEARCH_EMBEDDER=none, where part = 0.98 · r / (r + 8) is invertible), 100 hits a query; cosines
- * from the same encoder in this process. So a candidate formula is scored offline over every agent,
- * exactly as fuse() would, in milliseconds.
+ * index computes it: src/agents/vector-index.ts's packed codes and lookup table over the stored int8
+ * codes). r comes
+ * from the real Worker run lexical-only (SEARCH_EMBEDDER=none, where part = 0.98 · r / (r + 8) is
+ * invertible), 100 hits a query; cosines from the same encoder in this process. So a candidate
+ * formula is scored offline over every agent, exactly as fuse() would, in milliseconds.
+ * Both halves are cached under .bench/ by what they depend on (the lexical hits: the catalog, the
+ * queries and the search code; the vectors: the texts and the encoder's code), so a rerun, or a grid
+ * over another column weighting, only redoes what changed.
  */
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createBenchToken, pool, startDevServer } from './devserver.mjs'
+import { importTs } from './import-ts.mjs'
 import { nodeEncoder } from './node-encoder.mjs'
 
 const POPULARITY = 0.02
 const SCORE_K = 8
 
-/** int8 codes of a unit vector, as src/agents/vector-index.ts stores them. */
-const quantize = (v) => Int8Array.from(v, (x) => Math.max(-127, Math.min(127, Math.round(x * 127))))
-function cosine(q, codes) {
-  let dot = 0
-  let norm = 0
-  for (let i = 0; i < q.length; i++) (dot += q[i] * codes[i]), (norm += codes[i] * codes[i])
-  return norm > 0 ? dot / Math.sqrt(norm) : 0
+const { quantize, compact, lookupTable, tableCosine } = await importTs('src/agents/vector-index.ts')
+
+const digest = (...parts) => {
+  const h = createHash('sha256')
+  for (const p of parts) h.update(typeof p === 'string' ? p : JSON.stringify(p)).update('\0')
+  return h.digest('hex').slice(0, 16)
+}
+const source = (...files) => files.map((f) => readFileSync(f, 'utf8'))
+
+/** `make()` once per key: its JSON is kept under .bench/. */
+async function memo(kind, key, make) {
+  mkdirSync('.bench', { recursive: true })
+  const file = join('.bench', `${kind}-${key}.json`)
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'))
+  const value = await make()
+  writeFileSync(file, JSON.stringify(value))
+  return value
+}
+
+/**
+ * The Worker's 100 best lexical hits of each query: [[id, score]]. Keyed by the agents rather than
+ * `sql`, which carries load-time timestamps that ranking never reads.
+ */
+function lexicalHits(name, sql, agents, queries, log) {
+  const key = digest(agents, queries, ...source('src/agents/ranking.ts', 'src/agents/query.ts', 'src/agents/search.ts', 'src/agents/relevance.ts', 'src/db/agents.ts'))
+  return memo('lexical', key, async () => {
+    const server = await startDevServer({ name, sql: [sql], vars: { SEARCH_EMBEDDER: 'none' } })
+    try {
+      const { token } = await createBenchToken(server, 'fit')
+      let done = 0
+      return await pool(
+        queries.map((query) => async () => {
+          const res = await fetch(`${server.url}/v1/action/search`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ query, limit: 100 }),
+          })
+          const body = await res.json()
+          if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(body)}`)
+          if (++done % 1000 === 0) log(`${name}: ${done} of ${queries.length} queries searched`)
+          return body.response.map((h) => [h.function.metadata.id, h.function.metadata.score])
+        }),
+        4,
+      )
+    } finally {
+      await server.stop()
+    }
+  })
+}
+
+/** Unit vectors of `texts` from the offline encoder, as plain arrays. */
+function vectors(name, what, texts, log) {
+  const key = digest(texts, ...source('src/agents/encoder.ts'))
+  return memo('vectors', key, async () => {
+    const embed = await nodeEncoder()
+    const every = texts.length > 2000 ? 1000 : 50
+    const vs = await embed(texts, (done) => done % every === 0 && log(`${name}: ${done} of ${texts.length} ${what} embedded`))
+    return vs.map((v) => Array.from(v))
+  })
 }
 
 /**
@@ -26,42 +86,22 @@ function cosine(q, codes) {
  * @returns per query { r: number[], cos: number[] } over `agents` (r = 0: no word matches)
  */
 export async function collect({ name, sql, agents, queries, log = () => {} }) {
-  const server = await startDevServer({ name, sql: [sql], vars: { SEARCH_EMBEDDER: 'none' } })
-  let hits
-  try {
-    const { token } = await createBenchToken(server, 'fit')
-    hits = await pool(
-      queries.map((query) => async () => {
-        const res = await fetch(`${server.url}/v1/action/search`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ query, limit: 100 }),
-        })
-        const body = await res.json()
-        if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(body)}`)
-        return body.response.map((h) => ({ id: h.function.metadata.id, score: h.function.metadata.score }))
-      }),
-      4,
-    )
-  } finally {
-    await server.stop()
-  }
-  const slot = new Map(agents.map((a, i) => [a.id, i]))
-  const embed = await nodeEncoder()
+  const hits = await lexicalHits(name, sql, agents, queries, log)
   log(`${name}: lexical relevance of ${queries.length} queries read`)
-  const progress = (what, n) => (done) => done % 50 === 0 && log(`${name}: ${done} of ${n} ${what} embedded`)
+  const slot = new Map(agents.map((a, i) => [a.id, i]))
   const texts = agents.map((a) => `${a.name}. ${a.description} ${a.param_text}`.slice(0, 2000))
-  const codes = (await embed(texts, progress('agents', texts.length))).map(quantize)
-  const qv = await embed(queries.map((q) => q.trim().replace(/\s+/g, ' ').slice(0, 1000)), progress('queries', queries.length))
+  const codes = (await vectors(name, 'agents', texts, log)).map((v) => compact(quantize(Float32Array.from(v))))
+  const qv = await vectors(name, 'queries', queries.map((q) => q.trim().replace(/\s+/g, ' ').slice(0, 1000)), log)
   return queries.map((_, qi) => {
     const r = new Array(agents.length).fill(0)
-    for (const h of hits[qi]) {
-      const i = slot.get(h.id)
+    for (const [id, score] of hits[qi]) {
+      const i = slot.get(id)
       if (i === undefined) continue
       const e = agents[i].executions ?? 0
-      const part = Math.max(0, h.score - (POPULARITY * e) / (e + 1000))
+      const part = Math.max(0, score - (POPULARITY * e) / (e + 1000))
       r[i] = (SCORE_K * part) / (1 - POPULARITY - part)
     }
-    return { r, cos: codes.map((c) => cosine(qv[qi], c)) }
+    const table = lookupTable(Float32Array.from(qv[qi]))
+    return { r, cos: codes.map((c) => tableCosine(table, c.packed, 0, c.packed.length, c.scale)) }
   })
 }
