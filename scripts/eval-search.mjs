@@ -23,6 +23,11 @@
  * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  * `--dev-half` runs the MetaTool part on the dev half (for tuning; reported figures are on test).
  * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (about 6 minutes).
+ * `--tune [--tune-sample N]` grids the fusion's weights on the MetaTool dev half (all of it unless N)
+ * and prints each cell's top-1 and nDCG@10 (scripts/lib/fusion-grid.mjs; about 13 minutes the first
+ * time on the shared machine: the Worker's lexical hits about 4, embedding the 10,229 queries about 7,
+ * the grid about 2; both kinds of evidence are cached under .bench/, so a rerun, or one after a change
+ * to the lexical side, redoes only what changed).
  * `--fit [--fit-sample N]` refits the search score's calibration (src/agents/calibration.ts) on our dev
  * set and the first N (400) MetaTool dev-half queries and prints its constants (about 20 minutes:
  * both catalogs and their queries are embedded here; scripts/lib/calibration-fit.mjs).
