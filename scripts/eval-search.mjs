@@ -7,10 +7,11 @@
  * half by a fixed hash of the query text (FNV-1a, even = dev; scripts/lib/metatool.mjs). Anything tuned
  * (fusion weights, calibration, stop words, typo weight, the peers' options) was tuned on dev only;
  * figures are on a fixed sample of the test half (its first N queries by hash, default 300). Time:
- * our searches run through the real Worker under `wrangler dev` (agents embedded by its cron, about
- * 5 minutes), and each embeds its query (0.1-0.5 s of CPU on a shared 2-core machine); the encoder-alone
- * peer embeds the 199 tools and the queries again here (about 2 s a tool and 0.25 s a query). The
- * default sample takes about 20 minutes in all; the whole test half (`--sample 10385`) about 2 hours.
+ * our searches run through the real Worker under `wrangler dev` (its cron embeds the 199 tools in
+ * 5-15 s), each embedding its query on the WASM backend (about 30 ms on a quiet 2-core machine); the
+ * encoder-alone peer embeds the tools and the queries again here (about 35 ms a query). The default
+ * sample takes about 1.5 minutes in all; the whole test half (`--sample 10385`) took 25 minutes on
+ * the shared machine under load (10 of them embedding in Node, 12 searching), so it is not the default.
  * Peers over the same texts, in this process: MiniSearch with our stop words, a suffix stemmer, 10:4
  * name/description boosts, fuzzy 0.2 and prefix search; Orama with its English (Porter) stemmer, our
  * stop words and any word matching (threshold 1), with typo tolerance 1 and with exact words; the
@@ -22,7 +23,7 @@
  * each figure).
  * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  * `--dev-half` runs the MetaTool part on the dev half (for tuning; reported figures are on test).
- * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (about 6 minutes).
+ * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (under a minute).
  * `--tune [--tune-sample N]` grids the fusion's weights on the MetaTool dev half (all of it unless N)
  * and prints each cell's top-1 and nDCG@10 (scripts/lib/fusion-grid.mjs; about 13 minutes the first
  * time on the shared machine: the Worker's lexical hits about 4, embedding the 10,229 queries about 7,
