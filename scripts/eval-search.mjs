@@ -6,11 +6,12 @@
  * MetaTool: its 199 tools loaded as agents and its labelled queries, split into a dev half and a test
  * half by a fixed hash of the query text (FNV-1a, even = dev; scripts/lib/metatool.mjs). Anything tuned
  * (fusion weights, calibration, stop words, typo weight, the peers' options) was tuned on dev only;
- * figures are on a fixed sample of the test half (its first N queries by hash, default 300). Time:
- * our searches run through the real Worker under `wrangler dev` (agents embedded by its cron, about
- * 5 minutes), and each embeds its query (0.1-0.5 s of CPU on a shared 2-core machine); the encoder-alone
- * peer embeds the 199 tools and the queries again here (about 2 s a tool and 0.25 s a query). The
- * default sample takes about 20 minutes in all; the whole test half (`--sample 10385`) about 2 hours.
+ * figures are on the whole test half (10,385 queries), or on its first N by hash with `--sample N`.
+ * Time: our searches run through the real Worker under `wrangler dev` (its cron embeds the 199 tools
+ * in 5-15 s), each embedding its query on the WASM backend (about 30 ms on a quiet 2-core machine);
+ * the encoder-alone peer embeds the tools and the queries again here (about 20 ms a query). The whole
+ * run took 10 minutes on the quiet 2-core machine (3.5 embedding in Node, 5 searching) and 25 under
+ * load from other jobs; `--sample 300` about 1.5 minutes.
  * Peers over the same texts, in this process: MiniSearch with our stop words, a suffix stemmer, 10:4
  * name/description boosts, fuzzy 0.2 and prefix search; Orama with its English (Porter) stemmer, our
  * stop words and any word matching (threshold 1), with typo tolerance 1 and with exact words; the
@@ -22,7 +23,7 @@
  * each figure).
  * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  * `--dev-half` runs the MetaTool part on the dev half (for tuning; reported figures are on test).
- * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (about 6 minutes).
+ * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (under a minute).
  * `--tune [--tune-sample N]` grids the fusion's weights on the MetaTool dev half (all of it unless N)
  * and prints each cell's top-1 and nDCG@10 (scripts/lib/fusion-grid.mjs; about 13 minutes the first
  * time on the shared machine: the Worker's lexical hits about 4, embedding the 10,229 queries about 7,
@@ -75,7 +76,7 @@ const mt = loadMetaTool()
 const { agents } = mt
 // `--dev-half` evaluates the same way on the dev half instead: for tuning, never for reported figures.
 const half = args.includes('--dev-half') ? 'dev' : 'test'
-const queries = mt[half].slice(0, opt('sample', 300))
+const queries = mt[half].slice(0, opt('sample', Infinity))
 console.log(`MetaTool: ${mt.rows.length} queries, ${mt[half].length} in the ${half} half, ${queries.length} of them evaluated`)
 
 function metrics(rankings) {
