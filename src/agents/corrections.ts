@@ -54,13 +54,18 @@ export function nearest(term: string, words: VocabularyWord[]): string[] {
     .map((c) => c.w)
 }
 
+/** Whether a query word the index does not know gets corrections: long enough, and not a number. */
+export function correctable(term: string): boolean {
+  return [...term].length >= MIN_TYPO_LENGTH && !/^\d+$/.test(term)
+}
+
 /**
  * The probe to send along with the first read of a word's relevance list (db/agents.ts's
  * phraseListsQuery), so that if the word matches nothing its near words come back in the same round
- * trip; null when the word is all digits, too short, or its corrections are cached already.
+ * trip; null when the word is not `correctable` or its corrections are cached already.
  */
 export function typoProbe(indexVersion: string | null, term: string): GramProbe | null {
-  if (/^\d+$/.test(term) || (indexVersion && cached.typo(indexVersion, term))) return null
+  if (!correctable(term) || (indexVersion && cached.typo(indexVersion, term))) return null
   return gramProbe(term)
 }
 

@@ -303,7 +303,7 @@ export function agentRoutes() {
       if (vz) {
         // A vector left behind costs a search candidate slot, never a wrong score: the delete goes on.
         await forgetAgentVector(c.env.DB, vz, agent.rowid).catch((err: unknown) =>
-          createLogger({ route: 'deleteAgent' }).warn('deleting the agent vector from Vectorize failed', { agent_rowid: agent.rowid, ...errorFields(err) }),
+          createLogger({ request_id: c.get('requestId') }).warn('deleting the agent vector from Vectorize failed', { agent_rowid: agent.rowid, ...errorFields(err) }),
         )
       }
       await deleteAgent(c.env.DB, p.accountId, agent.id)

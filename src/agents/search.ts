@@ -14,7 +14,7 @@ import {
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
 import type { VocabularyWord } from '../db/search-words'
-import { correctionsOf, typoProbe } from './corrections'
+import { correctable, correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
@@ -237,7 +237,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
-  const unknown = terms.filter((t) => t.length >= 4 && !/^\d+$/.test(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
+  const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
