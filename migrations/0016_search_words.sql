@@ -22,13 +22,20 @@ CREATE TABLE search_word_grams (
   PRIMARY KEY (gram, pos, length, word)
 ) WITHOUT ROWID;
 
+-- Moves whenever a word enters or leaves the vocabulary (not when only its agent count changes):
+-- a lookup that found no near word, or one, holds until then, across agent writes that bring no new
+-- word, so search caches those under this version rather than the index version.
+ALTER TABLE catalog_version ADD COLUMN vocabulary_version INTEGER NOT NULL DEFAULT 0;
+
 CREATE TRIGGER search_words_ai AFTER INSERT ON search_words BEGIN
+  UPDATE catalog_version SET vocabulary_version = vocabulary_version + 1 WHERE id = 1;
   INSERT INTO search_word_grams (gram, pos, length, word)
     SELECT substr('##' || new.word || '##', p.key + 1, 3), p.key, new.length, new.word
       FROM json_each('[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]') p
      WHERE p.key < new.length + 2;
 END;
 CREATE TRIGGER search_words_ad AFTER DELETE ON search_words BEGIN
+  UPDATE catalog_version SET vocabulary_version = vocabulary_version + 1 WHERE id = 1;
   DELETE FROM search_word_grams WHERE word = old.word AND (gram, pos, length) IN (
     SELECT substr('##' || old.word || '##', p.key + 1, 3), p.key, old.length
       FROM json_each('[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]') p

@@ -194,6 +194,32 @@ describe('search vocabulary', () => {
     await removeAll()
   })
 
+  it('never serves a cached correction once a nearer word enters the vocabulary', async () => {
+    await removeAll()
+    const names = async (query: string) => {
+      const res = await action('search', { query, limit: 5 }, searcher)
+      expect(res.status).toBe(200)
+      return (res.body as Json).response.map((h: Json) => h.function.metadata.name) as string[]
+    }
+    await insertAgents(env.DB, [agent('Bird counter', 'Counts birds in the aviary')])
+    // Asked twice at one index version: the second answer comes from the cache (no near word).
+    expect(await names('zebrafinsh qqq')).toEqual([])
+    expect(await names('zebrafinsh qqq')).toEqual([])
+    // An agent text change that brings no new word moves the index version, not the vocabulary.
+    await updateAgent(env.DB, owner, 'vocab' + (next - 1), { description: 'Counts birds in the aviary birds' }, 1)
+    expect(await names('pelicanx qqq')).toEqual([])
+    expect(await names('zebrafinsh qqq')).toEqual([])
+    // A new word moves both; a search at the new index version reads the new vocabulary version first.
+    await insertAgents(env.DB, [agent('Finch log', 'Notes on every zebrafinch')])
+    expect(await names('pelicanz qqq')).toEqual([])
+    expect(await names('zebrafinsh qqq')).toEqual(['Finch log'])
+    // And a word leaving the vocabulary moves it again.
+    await env.DB.prepare('DELETE FROM agents WHERE name = ?').bind('Finch log').run()
+    expect(await names('pelicany qqq')).toEqual([])
+    expect(await names('zebrafinsh qqq')).toEqual([])
+    await removeAll()
+  })
+
   it('stops offering a word once no agent holds it', async () => {
     await removeAll()
     const [a, b] = [agent('Zebrafinch tracker', 'Counts birds'), agent('Zebrafinch song', 'Records birds')]

@@ -6,7 +6,7 @@
 import { runQuery, type Read } from '../db/agents'
 import { nearWordsQuery, type GramProbe, type VocabularyWord } from '../db/search-words'
 import { editDistance } from './query'
-import { cached } from './search-state'
+import { cached, sawVocabulary, vocabularyKey } from './search-state'
 
 /** Corrections kept per unknown word, nearest first (cached per index version and word, search-state.ts). */
 export const MAX_CORRECTIONS = 3
@@ -60,42 +60,65 @@ export function correctable(term: string): boolean {
 }
 
 /**
+ * A word's cached corrections: under the index version, or under the vocabulary version a search
+ * read at this index version (corrections of none or one word, which only the vocabulary's words
+ * decide; see search-state.ts's sawVocabulary).
+ */
+function cachedCorrections(indexVersion: string | null, term: string): string[] | undefined {
+  if (!indexVersion) return undefined
+  const vocabulary = vocabularyKey(indexVersion)
+  return cached.typo(indexVersion, term) ?? (vocabulary ? cached.typo(vocabulary, term) : undefined)
+}
+
+/**
  * The probe to send along with the first read of a word's relevance list (db/agents.ts's
  * phraseListsQuery), so that if the word matches nothing its near words come back in the same round
  * trip; null when the word is not `correctable` or its corrections are cached already.
  */
 export function typoProbe(indexVersion: string | null, term: string): GramProbe | null {
-  if (!correctable(term) || (indexVersion && cached.typo(indexVersion, term))) return null
+  if (!correctable(term) || cachedCorrections(indexVersion, term)) return null
   return gramProbe(term)
 }
 
 /**
  * The corrections of each word (see `nearest`): from the cache, from the near words the lists read
- * brought (`fetched`), and what is still missing read in one round trip.
+ * brought (`fetched`, found at vocabulary point `vocabulary`), and what is still missing read in one
+ * round trip.
  */
-export async function correctionsOf(db: D1Database, read: Read, indexVersion: string | null, unknown: string[], fetched: Map<string, VocabularyWord[]> = new Map()): Promise<string[][]> {
-  const out: (string[] | undefined)[] = unknown.map((t) => (indexVersion ? cached.typo(indexVersion, t) : undefined))
-  const remember = (i: number, near: string[]) => {
+export async function correctionsOf(
+  db: D1Database,
+  read: Read,
+  indexVersion: string | null,
+  unknown: string[],
+  fetched: Map<string, VocabularyWord[]> = new Map(),
+  vocabulary: string | null = null,
+): Promise<string[][]> {
+  const out: (string[] | undefined)[] = unknown.map((t) => cachedCorrections(indexVersion, t))
+  const remember = (i: number, near: string[], point: string | null) => {
     out[i] = near
-    if (indexVersion) cached.setTypo(indexVersion, unknown[i], near)
+    if (!indexVersion) return
+    cached.setTypo(indexVersion, unknown[i], near)
+    const [epoch, , version] = (point ?? '').split(':')
+    if (near.length <= 1 && version !== undefined && indexVersion.startsWith(`${epoch}:`)) cached.setTypo(`${epoch}:w${version}`, unknown[i], near)
   }
   unknown.forEach((t, i) => {
     const words = fetched.get(t)
-    if (!out[i] && words) remember(i, nearest(t, words))
+    if (!out[i] && words) remember(i, nearest(t, words), vocabulary)
   })
   const ask = unknown.flatMap((t, i) => {
     const probe = out[i] ? null : gramProbe(t)
     return probe ? [{ i, probe }] : []
   })
   if (ask.length > 0) {
-    const near = await runQuery(
+    const found = await runQuery(
       read,
       nearWordsQuery(
         db,
         ask.map((a) => a.probe),
       ),
     )
-    ask.forEach(({ i }, j) => remember(i, nearest(unknown[i], near[j])))
+    sawVocabulary(found.vocabulary)
+    ask.forEach(({ i }, j) => remember(i, nearest(unknown[i], found.near[j]), found.vocabulary))
   }
   return out.map((c) => c ?? [])
 }

@@ -86,7 +86,12 @@ export async function completeLists(db: D1Database, read: Read, missing: Missing
     open = open.filter((e) => full(e.parts))
   }
   const lists = entries.map((e) => joinLists(e.parts))
-  return { lists: lists.slice(0, missing.phrases.length), fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback, near: fetched.near }
+  return {
+    lists: lists.slice(0, missing.phrases.length),
+    fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback,
+    near: fetched.near,
+    vocabulary: fetched.vocabulary,
+  }
 }
 
 /**

@@ -17,12 +17,15 @@
  *
  * When it is valid. Every entry is keyed by the version of what it was derived from, so a stale one
  * is never served: the index version (`<epoch>:<index>`, moved by every change to agent text) for
- * lists and corrections, the catalog version (`<epoch>:<version>:<index>`, moved by every agent
- * write) for pages, the embedder for query vectors (a query's vector never changes). The public
- * state and the vector index follow their change logs instead (they are too large to rebuild on each
- * write). The one rule that frees memory: when a search sees a newer catalog than the last one this
- * isolate saw, every cached entry derived from an older one (pages of another catalog version, lists
- * and corrections of another index version) is dropped at once rather than left to age out.
+ * lists and corrections, the vocabulary version (`<epoch>:w<version>`, moved when a word enters or
+ * leaves the search vocabulary) for corrections of none or one word, the catalog version
+ * (`<epoch>:<version>:<index>`, moved by every agent write) for pages, the embedder for query
+ * vectors (a query's vector never changes). The public state and the vector index follow their
+ * change logs instead (they are too large to rebuild on each write). The one rule that frees memory:
+ * when a search sees a newer catalog than the last one this isolate saw, every cached entry derived
+ * from an older one (pages of another catalog version, lists and corrections of another index
+ * version) is dropped at once rather than left to age out; likewise corrections of an older
+ * vocabulary version when a search reads a newer one.
  */
 import type { PhraseList, ScoredAgent } from '../db/agents'
 import type { CatalogPoint } from '../db/public-agents'
@@ -106,9 +109,34 @@ export function sawCatalog(catalogVersion: string): void {
   newest = { epoch, version, catalog: catalogVersion, index }
   cache.deleteWhere((key, e) => {
     if (e.kind === 'page') return !key.startsWith(`page|${catalogVersion}|`)
+    // Corrections kept under a vocabulary version outlive index versions (see sawVocabulary).
+    if (e.kind === 'typo' && key.startsWith(`typo|${epoch}:w`)) return false
     return indexMoved && e.kind !== 'vector' && !key.startsWith(`${e.kind}|${index}|`)
   })
 }
+
+/** The newest vocabulary point a search read: its index version (`<epoch>:<index>`) and its key. */
+let vocabularyAt: { index: string; key: string; version: number } | null = null
+
+/**
+ * Records a vocabulary point (`<epoch>:<index version>:<vocabulary version>`, migration 0016) a
+ * search read. Corrections that found no near word, or one, depend only on which words the
+ * vocabulary holds, so they are kept under `<epoch>:w<vocabulary version>`; when the vocabulary
+ * moves, those of older versions are dropped.
+ */
+export function sawVocabulary(point: string | null | undefined): void {
+  const [epoch, idx, v] = (point ?? '').split(':')
+  const version = Number(v)
+  if (!epoch || !idx || !v || !Number.isSafeInteger(version)) return
+  const key = `${epoch}:w${version}`
+  if (vocabularyAt && vocabularyAt.key.startsWith(`${epoch}:w`) && version < vocabularyAt.version) return
+  const moved = vocabularyAt !== null && vocabularyAt.key !== key
+  vocabularyAt = { index: `${epoch}:${idx}`, key, version }
+  if (moved) cache.deleteWhere((k, e) => e.kind === 'typo' && k.includes(':w') && !k.startsWith(`typo|${key}|`))
+}
+
+/** The vocabulary key of index version `index` (`<epoch>:<index>`), when a search read it there. */
+export const vocabularyKey = (index: string | null): string | null => (index !== null && vocabularyAt?.index === index ? vocabularyAt.key : null)
 
 /** A search's relevance lists are added up here, indexed by rowid, between queries. */
 export const scratch = { acc: new Float64Array(0), seen: new Uint8Array(0) }

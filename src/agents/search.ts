@@ -21,7 +21,7 @@ import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from 
 import { phrase, queryTerms } from './query'
 import { partFloor, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
-import { askedBefore, cached, sawCatalog, vectorIndex } from './search-state'
+import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex } from './search-state'
 import { remoteVectors } from './vectorize'
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
@@ -227,19 +227,22 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const termOf = new Map(terms.map((t) => [phrase(t), t]))
   const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!))
   const nearFetched = new Map<string, VocabularyWord[]>()
+  let vocabulary: string | null = null
   if (missing) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
     const guess = !semantic && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
     const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
     fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
+    vocabulary = fetched.vocabulary ?? null
+    sawVocabulary(vocabulary)
     if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
   const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
-    const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched)).flat().filter((w) => !terms.includes(w))
+    const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
       const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
       await readLists(db, read, fixes)

@@ -1,6 +1,6 @@
 /** The agent catalog: rows, visibility-scoped reads, full-text search and reviews. */
 import { POPULARITY_WEIGHT, SCORE_K, WORD_WEIGHTS } from '../agents/ranking'
-import { nearWordsSql, parseNearWords, probeParam, type GramProbe, type VocabularyWord } from './search-words'
+import { nearWordsSql, parseNearWords, probeParam, VOCABULARY_POINT_SQL, type GramProbe, type VocabularyWord } from './search-words'
 
 export type Visibility = 'public' | 'private' | 'team'
 export type VisibilityFilter = Visibility | 'all'
@@ -297,6 +297,8 @@ export interface FetchedLists {
   fallback: PhraseList | null
   /** Per phrase, the vocabulary words near its word when it was probed and matches nothing, else null. */
   near: (VocabularyWord[] | null)[]
+  /** With probes: the vocabulary point (`VOCABULARY_POINT_SQL`) the near words were found at. */
+  vocabulary?: string | null
 }
 
 /**
@@ -320,6 +322,7 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
     const param = `?${phrases.length + 2 + probeBinds.length}`
     columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param, probe)} END AS n${i}`)
   })
+  if (probeBinds.length > 0) columns.push(`${VOCABULARY_POINT_SQL} AS vocabulary`)
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases, ...probeBinds),
     read: ({ results }) => {
@@ -331,6 +334,7 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
           const near = row?.[`n${i}`]
           return near === null || near === undefined ? null : parseNearWords(near)
         }),
+        vocabulary: row?.vocabulary ?? null,
       }
     },
   }

@@ -48,13 +48,22 @@ export function parseNearWords(text: string | null | undefined): VocabularyWord[
   return text ? (JSON.parse(text) as [string, number][]).map(([word, agents]) => ({ word, agents })) : []
 }
 
-/** The near words of each probe, in one statement. */
-export function nearWordsQuery(db: D1Database, probes: GramProbe[]): { statement: D1PreparedStatement; read: (result: D1Result<Record<string, unknown>>) => VocabularyWord[][] } {
+/**
+ * `<epoch>:<index version>:<vocabulary version>` as one column, read in the same statement as near
+ * words so that what they were found in is known exactly (see migration 0016).
+ */
+export const VOCABULARY_POINT_SQL = `(SELECT epoch || ':' || index_version || ':' || vocabulary_version FROM catalog_version WHERE id = 1)`
+
+/** The near words of each probe and the vocabulary point they were found at, in one statement. */
+export function nearWordsQuery(
+  db: D1Database,
+  probes: GramProbe[],
+): { statement: D1PreparedStatement; read: (result: D1Result<Record<string, unknown>>) => { near: VocabularyWord[][]; vocabulary: string | null } } {
   return {
-    statement: db.prepare(`SELECT ${probes.map((p, i) => `${nearWordsSql(`?${i + 1}`, p)} AS n${i}`).join(', ')}`).bind(...probes.map(probeParam)),
+    statement: db.prepare(`SELECT ${[...probes.map((p, i) => `${nearWordsSql(`?${i + 1}`, p)} AS n${i}`), `${VOCABULARY_POINT_SQL} AS vocabulary`].join(', ')}`).bind(...probes.map(probeParam)),
     read: ({ results }) => {
       const row = (results[0] ?? {}) as Record<string, string | null>
-      return probes.map((_, i) => parseNearWords(row[`n${i}`]))
+      return { near: probes.map((_, i) => parseNearWords(row[`n${i}`])), vocabulary: row.vocabulary ?? null }
     },
   }
 }
