@@ -29,6 +29,9 @@
  * time on the shared machine: the Worker's lexical hits about 4, embedding the 10,229 queries about 7,
  * the grid about 2; both kinds of evidence are cached under .bench/, so a rerun, or one after a change
  * to the lexical side, redoes only what changed).
+ * `--tune-text [--tune-sample N] [--query-variants]` scores other texts to embed for an agent (and a
+ * query) on the MetaTool dev half, at the shipped fusion and the grid's best point, with our dev set
+ * beside (scripts/lib/text-variants.mjs; a few minutes once the lexical evidence is cached).
  * `--fit [--fit-sample N]` refits the search score's calibration (src/agents/calibration.ts) on our dev
  * set and the first N (400) MetaTool dev-half queries and prints its constants (about 20 minutes:
  * both catalogs and their queries are embedded here; scripts/lib/calibration-fit.mjs).
@@ -66,6 +69,11 @@ if (args.includes('--fit')) {
 if (args.includes('--tune')) {
   const { tune } = await import('./lib/fusion-grid.mjs')
   await tune({ sample: opt('tune-sample', Infinity) })
+  process.exit(0)
+}
+if (args.includes('--tune-text')) {
+  const { tuneText } = await import('./lib/text-variants.mjs')
+  await tuneText({ sample: opt('tune-sample', Infinity), queryVariants: args.includes('--query-variants') })
   process.exit(0)
 }
 if (args.includes('--dev-set-only')) {

@@ -15,12 +15,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createBenchToken, pool, startDevServer } from './devserver.mjs'
 import { importTs } from './import-ts.mjs'
+import { importTs as loadTs } from './load-ts.mjs'
 import { nodeEncoder } from './node-encoder.mjs'
 
 const POPULARITY = 0.02
 const SCORE_K = 8
 
 const { quantize, compact, lookupTable, tableCosine } = await importTs('src/agents/vector-index.ts')
+/** The text the Worker embeds for an agent, from the Worker's own code. */
+export const { agentText: shippedAgentText } = await loadTs('src/agents/embedder.ts')
+/** The text the Worker embeds for a query (src/agents/hybrid.ts queryVector). */
+export const shippedQueryText = (q) => q.trim().replace(/\s+/g, ' ').slice(0, 1000)
 
 const digest = (...parts) => {
   const h = createHash('sha256')
@@ -82,16 +87,17 @@ function vectors(name, what, texts, log) {
 }
 
 /**
- * @param {{ name: string, sql: string, agents: { id: string, name: string, description: string, param_text: string, executions?: number, visible: boolean }[], queries: string[] }} o
+ * `agentText` and `queryText` (default: the Worker's) map an agent and a query to the text embedded,
+ * so other texts can be scored against the same lexical evidence (scripts/lib/text-variants.mjs).
+ * @param {{ name: string, sql: string, agents: { id: string, name: string, description: string, param_text: string, executions?: number, visible: boolean }[], queries: string[], agentText?: (a: object) => string, queryText?: (q: string) => string }} o
  * @returns per query { r: number[], cos: number[] } over `agents` (r = 0: no word matches)
  */
-export async function collect({ name, sql, agents, queries, log = () => {} }) {
+export async function collect({ name, sql, agents, queries, agentText = shippedAgentText, queryText = shippedQueryText, log = () => {} }) {
   const hits = await lexicalHits(name, sql, agents, queries, log)
   log(`${name}: lexical relevance of ${queries.length} queries read`)
   const slot = new Map(agents.map((a, i) => [a.id, i]))
-  const texts = agents.map((a) => `${a.name}. ${a.description} ${a.param_text}`.slice(0, 2000))
-  const codes = (await vectors(name, 'agents', texts, log)).map((v) => compact(quantize(Float32Array.from(v))))
-  const qv = await vectors(name, 'queries', queries.map((q) => q.trim().replace(/\s+/g, ' ').slice(0, 1000)), log)
+  const codes = (await vectors(name, 'agents', agents.map(agentText), log)).map((v) => compact(quantize(Float32Array.from(v))))
+  const qv = await vectors(name, 'queries', queries.map(queryText), log)
   return queries.map((_, qi) => {
     const r = new Array(agents.length).fill(0)
     for (const [id, score] of hits[qi]) {
