@@ -21,6 +21,7 @@ import { cpus, totalmem } from 'node:os'
 import { renderSql } from './seed/build.mjs'
 import { generator, metatoolQueries, textCodes, title, wordVectors } from './lib/bench-catalog.mjs'
 import { createBenchToken, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
+import { importTs } from './lib/load-ts.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -71,7 +72,8 @@ function vectorSql(from, to, vectors) {
   }
   return statements.join('')
 }
-const EMBEDDER_ID = 'offline:use-lite-512-u8'
+/** The Worker's own id of the offline encoder: vectors under any other id its cron would make again. */
+const EMBEDDER_ID = (await importTs('src/agents/embedder.ts')).embedderId('offline', 'use-lite-512-u8')
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { agentText } from '../src/agents/embedder'
+import { agentText, embedderId } from '../src/agents/embedder'
 import { embedPending } from '../src/agents/embedding-jobs'
 import { normalize } from '../src/agents/encoder'
 import { indexCosine, quantize } from '../src/agents/vector-index'
@@ -36,7 +36,7 @@ const embeddingsEndpoint = (async (_url: string, init?: { body?: string }) => {
 }) as unknown as GuardedFetch
 
 const MODEL = 'hashed-words'
-const EMBEDDER_ID = `openai:${MODEL}`
+const EMBEDDER_ID = embedderId('openai', MODEL)
 const settings = { SEARCH_EMBEDDER: 'openai', SEARCH_EMBEDDING_BASE_URL: 'https://embeddings.test/v1', SEARCH_EMBEDDING_MODEL: MODEL }
 const log = createLogger({ test: 'vectorize' })
 const WORDS = ['invoice', 'ledger', 'video', 'transcript', 'lead', 'crm', 'ticket', 'support', 'seo', 'audit', 'post', 'social']

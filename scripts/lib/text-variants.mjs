@@ -49,14 +49,29 @@ export const AGENT_TEXTS = {
   'name-words. description params': (a) => clip(`${nameWords(a.name)}. ${a.description} ${a.param_text}`),
   'name-words lower. description params': (a) => clip(`${nameWords(a.name).toLowerCase()}. ${a.description} ${a.param_text}`),
   'name-words. description (no params)': (a) => clip(`${nameWords(a.name)}. ${a.description}`),
+  'name lower. description params': (a) => clip(`${a.name.toLowerCase()}. ${a.description} ${a.param_text}`),
+  'name-words lower: description params': (a) => clip(`${nameWords(a.name).toLowerCase()}: ${a.description} ${a.param_text}`),
+  'name-words lower. description (no params)': (a) => clip(`${nameWords(a.name).toLowerCase()}. ${a.description}`),
+  'description. name-words lower': (a) => clip(`${a.description} ${nameWords(a.name).toLowerCase()}.`),
   'name twice: name. name: description params': (a) => clip(`${a.name}. ${a.name}: ${a.description} ${a.param_text}`),
   'all lower-cased': (a) => shippedAgentText(a).toLowerCase(),
 }
 
+/** The Worker's stop words (src/agents/query.ts). */
+const STOP = new Set(
+  readFileSync(join('src', 'agents', 'query.ts'), 'utf8')
+    .match(/STOPWORDS = new Set\(\s*`([^`]*)`/)[1]
+    .split(/\s+/)
+    .filter(Boolean),
+)
+
 /** Query texts (the Worker would apply the same before embedding a query). */
 export const QUERY_TEXTS = {
-  'lower-cased query, all lower-cased agents': { query: (q) => shippedQueryText(q).toLowerCase(), agent: AGENT_TEXTS['all lower-cased'] },
-  'lower-cased query, shipped agents': { query: (q) => shippedQueryText(q).toLowerCase(), agent: shippedAgentText },
+  'lower-cased query, name-words lower agents': { query: (q) => shippedQueryText(q).toLowerCase(), agent: AGENT_TEXTS['name-words lower. description params'] },
+  'query without stop words, name-words lower agents': {
+    query: (q) => shippedQueryText(q).split(' ').filter((w) => !STOP.has(w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''))).join(' ') || shippedQueryText(q),
+    agent: AGENT_TEXTS['name-words lower. description params'],
+  },
 }
 
 /**

@@ -2,7 +2,8 @@
  * Embedders for semantic search, chosen by SEARCH_EMBEDDER: `offline` (default: the encoder shipped
  * as static assets, no key, no network), `workers-ai` (the AI binding's embedding model, the better
  * choice when deployed), `openai` (any OpenAI-compatible /embeddings endpoint) or `none` (lexical
- * search only). An embedder's id names its model, so vectors of another model are never compared.
+ * search only). An embedder's id names its model and the version of the agent text it embeds, so
+ * vectors of another model, or of an older agent text, are never compared (and are embedded again).
  */
 import type { Env } from '../env'
 import { ApiError } from '../http/errors'
@@ -10,7 +11,7 @@ import type { GuardedFetch } from '../providers/web/fetch'
 import { normalize, offlineEncoder, type AssetFetch } from './encoder'
 
 export interface Embedder {
-  /** `<kind>:<model>`: stored beside each vector. */
+  /** `<kind>:<model>#text<version>` (embedderId): stored beside each vector. */
   id: string
   /** Unit-length embeddings, one per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>
@@ -21,6 +22,18 @@ export type EmbedderKind = (typeof EMBEDDER_KINDS)[number]
 
 const DEFAULT_WORKERS_AI_MODEL = '@cf/baai/bge-base-en-v1.5'
 const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small'
+
+/**
+ * The version of agentText's output, part of every embedder id: when what is embedded for an agent
+ * changes, stored vectors of the old text stop counting as current, so the cron and the queue embed
+ * every agent again and the vector index and the Vectorize namespace start afresh.
+ */
+export const AGENT_TEXT_VERSION = 2
+
+/** The id of an embedder of `kind` and `model` (`<kind>:<model>`), with the agent text's version. */
+export function embedderId(kind: Exclude<EmbedderKind, 'none'>, model: string): string {
+  return `${kind}:${model}#text${AGENT_TEXT_VERSION}`
+}
 
 /** A setting that cannot work: 503 naming it (the operator has to fix it). */
 const settingError = (message: string) => new ApiError('NOT_CONFIGURED', message)
@@ -49,13 +62,13 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
     case 'none':
       return null
     case 'offline':
-      return { id: 'offline:use-lite-512-u8', embed: offlineEncoder(assetFetch(env)).embed }
+      return { id: embedderId('offline', 'use-lite-512-u8'), embed: offlineEncoder(assetFetch(env)).embed }
     case 'workers-ai': {
       const ai = env.AI
       if (!ai) throw settingError('SEARCH_EMBEDDER=workers-ai needs the AI binding')
       const model = env.SEARCH_EMBEDDING_MODEL?.trim() || DEFAULT_WORKERS_AI_MODEL
       return {
-        id: `workers-ai:${model}`,
+        id: embedderId('workers-ai', model),
         async embed(texts) {
           if (texts.length === 0) return []
           const out = (await ai.run(model as Parameters<Ai['run']>[0], { text: texts } as never)) as { data?: number[][] }
@@ -69,7 +82,7 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
       const model = env.SEARCH_EMBEDDING_MODEL?.trim() || DEFAULT_OPENAI_MODEL
       const key = env.SEARCH_EMBEDDING_API_KEY?.trim()
       return {
-        id: `openai:${model}`,
+        id: embedderId('openai', model),
         async embed(texts) {
           if (texts.length === 0) return []
           const res = await fetch(`${base.replace(/\/+$/, '')}/embeddings`, {
@@ -101,7 +114,24 @@ export function vectorsOf(data: unknown, count: number, service: string): Float3
   })
 }
 
-/** The text of an agent that is embedded: what a caller would read to choose it. */
+/** An identifier-like name as words: camelCase, snake_case, kebab-case and letter/digit runs split. */
+export function nameWords(name: string): string {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])(\d)/g, '$1 $2')
+    .replace(/(\d)([A-Za-z])/g, '$1 $2')
+    .replace(/[_\-\s]+/g, ' ')
+    .trim()
+}
+
+/**
+ * The text of an agent that is embedded: what a caller would read to choose it, the name as
+ * lower-case words ("ChatOCR" -> "chat ocr: ..."). On the MetaTool dev half the offline encoder
+ * matches task requests clearly better so than with the name as typed (`npm run eval:search --
+ * --tune-text` prints the variants tried). Changing what this returns needs AGENT_TEXT_VERSION
+ * raised, so stored vectors are made again.
+ */
 export function agentText(a: { name: string; description: string; param_text: string }): string {
-  return `${a.name}. ${a.description} ${a.param_text}`.slice(0, 2000)
+  return `${nameWords(a.name).toLowerCase()}: ${a.description} ${a.param_text}`.replace(/\s+/g, ' ').trim().slice(0, 2000)
 }
