@@ -43,6 +43,7 @@ import { create, insertMultiple, search as oramaSearch } from '@orama/orama'
 import { buildSeed, parameterText, renderSql } from './seed/build.mjs'
 import { createBenchToken, pool, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 import { loadMetaTool, metaToolSql } from './lib/metatool.mjs'
+import { importTs } from './lib/load-ts.mjs'
 import { nodeEncoder } from './lib/node-encoder.mjs'
 
 const args = process.argv.slice(2)
@@ -138,10 +139,12 @@ if (args.includes('--lexical-peers')) {
   process.exit(0)
 }
 
-// The offline encoder alone, run here from the same assets the Worker reads.
+// The offline encoder alone, run here from the same assets the Worker reads, over the agent texts
+// the Worker embeds.
 const embed = await nodeEncoder()
 const started = Date.now()
-const agentVectors = await embed(agents.map((a) => `${a.name}. ${a.description} ${a.param_text}`))
+const { agentText } = await importTs('src/agents/embedder.ts')
+const agentVectors = await embed(agents.map(agentText))
 const queryVectors = await embed(queries.map((q) => q.query))
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0)
 console.log(`encoder: ${agents.length} agents and ${queries.length} queries embedded in ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -39,6 +39,7 @@ const paramNames = (p) =>
 /** Agent texts: each a pure function of the stored fields, as the Worker's agentText is. */
 export const AGENT_TEXTS = {
   shipped: shippedAgentText,
+  'name. description params (as typed)': (a) => `${a.name}. ${a.description} ${a.param_text}`.slice(0, 2000),
   'name. description (no params)': (a) => clip(`${a.name}. ${a.description}`),
   'name. description param-names': (a) => clip(`${a.name}. ${a.description} ${paramNames(a.param_text)}`),
   'description only': (a) => clip(a.description),
