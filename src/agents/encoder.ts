@@ -6,6 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core'
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter'
+import { IsolateOnce } from '../lib/isolate-lease'
 import { useWasmBackend } from './tf-wasm'
 
 /** Where the encoder's files are, to a `fetch` like the ASSETS binding's. */
@@ -87,32 +88,36 @@ interface Loaded {
   model: GraphModel
 }
 
-let loading: Promise<Loaded> | null = null
+/**
+ * The encoder of this isolate: loaded once (27 MB of weights once dequantized, too much to load per
+ * concurrent request), by one request in its own context; see isolate-lease.ts for why the others do
+ * not await its promise. A load silent for 5 s is taken over; a failed one is tried again.
+ */
+const encoder = new IsolateOnce<Loaded>({ staleMs: 5_000, pollMs: 20 }, (extra) => extra.model.dispose())
 
-async function load(fetchAsset: AssetFetch): Promise<Loaded> {
+async function load(fetchAsset: AssetFetch, beat: () => void): Promise<Loaded> {
   const [modelRes, weightsRes, vocabRes] = await Promise.all(['encoder/model.json', 'encoder/weights.bin', 'encoder/vocab.json'].map((p) => fetchAsset(p)))
   for (const res of [modelRes, weightsRes, vocabRes]) {
     if (!res.ok) throw new Error(`encoder asset missing (HTTP ${res.status}): run node scripts/build-encoder.mjs`)
   }
+  beat()
   const artifacts = (await modelRes.json()) as { modelTopology: object; weightSpecs: tf.io.WeightsManifestEntry[] }
   const weightData = await weightsRes.arrayBuffer()
   const vocabulary = (await vocabRes.json()) as [string, number][]
+  beat()
   // nodejs_compat makes tfjs take workerd for Node and pick Node-only code paths; it is not Node.
   tf.env().set('IS_NODE', false)
   await useWasmBackend()
+  beat()
   const model = await loadGraphModel(tf.io.fromMemory({ modelTopology: artifacts.modelTopology, weightSpecs: artifacts.weightSpecs, weightData }))
   return { tokenizer: new Tokenizer(vocabulary), model }
 }
 
-/**
- * The encoder of this isolate, loaded on first use (one load however many requests ask at once; a
- * failed load is tried again by the next request).
- */
+/** The offline encoder, loaded on first use by this isolate. */
 export function offlineEncoder(fetchAsset: AssetFetch): SentenceEncoder {
   return {
     async embed(texts) {
-      if (!loading) loading = load(fetchAsset).catch((err) => ((loading = null), Promise.reject(err)))
-      const { tokenizer, model } = await loading
+      const { tokenizer, model } = await encoder.get((beat) => load(fetchAsset, beat))
       // One graph run for all texts: the sparse input (text index, token position) batches them.
       const tokens = texts.map((t) => tokenizer.encode(t))
       const out: Float32Array[] = texts.map(() => new Float32Array(ENCODER_DIMENSIONS))
