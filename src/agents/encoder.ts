@@ -6,6 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core'
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter'
+import { encoderPass, type EncoderPass } from './encoder-pass'
 import { useWasmBackend } from './tf-wasm'
 
 /** Where the encoder's files are, to a `fetch` like the ASSETS binding's. */
@@ -104,32 +105,44 @@ async function load(fetchAsset: AssetFetch): Promise<Loaded> {
   return { tokenizer: new Tokenizer(vocabulary), model }
 }
 
+/** The direct pass over a loaded model's weights, built once per model (null: run the graph). */
+const passes = new WeakMap<GraphModel, EncoderPass | null>()
+
 /**
  * The encoder of this isolate, loaded on first use (one load however many requests ask at once; a
- * failed load is tried again by the next request).
+ * failed load is tried again by the next request). Texts go one at a time through the direct pass
+ * (encoder-pass.ts); `graph: true` runs tfjs's graph executor instead, as the reference the direct
+ * pass is measured against.
  */
-export function offlineEncoder(fetchAsset: AssetFetch): SentenceEncoder {
+export function offlineEncoder(fetchAsset: AssetFetch, options: { graph?: boolean } = {}): SentenceEncoder {
   return {
     async embed(texts) {
       if (!loading) loading = load(fetchAsset).catch((err) => ((loading = null), Promise.reject(err)))
       const { tokenizer, model } = await loading
-      // One graph run for all texts: the sparse input (text index, token position) batches them.
       const tokens = texts.map((t) => tokenizer.encode(t))
-      const out: Float32Array[] = texts.map(() => new Float32Array(ENCODER_DIMENSIONS))
-      const live = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.length > 0)
-      if (live.length === 0) return out
-      const pairs: number[][] = []
-      const ids: number[] = []
-      live.forEach(({ t }, row) => t.forEach((id, col) => (pairs.push([row, col]), ids.push(id))))
-      const indices = tf.tensor2d(pairs, [pairs.length, 2], 'int32')
-      const values = tf.tensor1d(ids, 'int32')
-      const result = (await model.executeAsync({ indices, values })) as tf.Tensor
-      const data = await result.data()
-      tf.dispose([indices, values, result])
-      live.forEach(({ i }, row) => (out[i] = normalize(Float32Array.from(data.subarray(row * ENCODER_DIMENSIONS, (row + 1) * ENCODER_DIMENSIONS)))))
-      return out
+      if (!passes.has(model)) passes.set(model, encoderPass(model))
+      const pass = options.graph ? null : passes.get(model)
+      if (pass) return tokens.map((t) => (t.length > 0 ? normalize(pass(t)) : new Float32Array(ENCODER_DIMENSIONS)))
+      return runGraph(model, tokens)
     },
   }
+}
+
+/** One graph run for all texts: the sparse input (text index, token position) batches them. */
+async function runGraph(model: GraphModel, tokens: number[][]): Promise<Float32Array[]> {
+  const out: Float32Array[] = tokens.map(() => new Float32Array(ENCODER_DIMENSIONS))
+  const live = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.length > 0)
+  if (live.length === 0) return out
+  const pairs: number[][] = []
+  const ids: number[] = []
+  live.forEach(({ t }, row) => t.forEach((id, col) => (pairs.push([row, col]), ids.push(id))))
+  const indices = tf.tensor2d(pairs, [pairs.length, 2], 'int32')
+  const values = tf.tensor1d(ids, 'int32')
+  const result = (await model.executeAsync({ indices, values })) as tf.Tensor
+  const data = await result.data()
+  tf.dispose([indices, values, result])
+  live.forEach(({ i }, row) => (out[i] = normalize(Float32Array.from(data.subarray(row * ENCODER_DIMENSIONS, (row + 1) * ENCODER_DIMENSIONS)))))
+  return out
 }
 
 /** The vector scaled to length 1 (zero stays zero). */
