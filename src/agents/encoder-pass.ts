@@ -27,7 +27,8 @@ const HEADS = 4
 interface LayerWeights {
   width: number
   attentionNorm: [tf.Tensor, tf.Tensor]
-  qkv: [tf.Tensor4D, tf.Tensor]
+  /** The query, key and value projections, taken apart once so no call splits their output. */
+  qkv: [tf.Tensor4D, tf.Tensor][]
   output: [tf.Tensor4D, tf.Tensor]
   /** The learned projection of the residual stream to the next width (first layer only). */
   widen?: [tf.Tensor2D, tf.Tensor]
@@ -41,7 +42,7 @@ interface LayerWeights {
 interface Weights {
   embeddings: tf.Tensor2D
   /** Sinusoidal position signals for positions 0..MAX_POSITIONS-1, as the graph computes them. */
-  timing: tf.Tensor2D
+  timing: Float32Array
   normEpsilon: tf.Tensor
   layers: [LayerWeights, LayerWeights]
   head: [tf.Tensor2D, tf.Tensor]
@@ -56,8 +57,13 @@ export type EncoderPass = (ids: number[]) => Float32Array
  * for (a missing weight or a different shape): callers then run the graph.
  */
 export function encoderPass(model: GraphModel): EncoderPass | null {
-  const weights = readWeights(model)
-  if (!weights) return null
+  let weights: Weights
+  try {
+    weights = readWeights(model)
+  } catch (err) {
+    if (err instanceof NotThisGraph) return null
+    throw err
+  }
   return (ids) => {
     const out = tf.tidy(() => run(weights, ids))
     const vector = out.dataSync() as Float32Array
@@ -66,55 +72,57 @@ export function encoderPass(model: GraphModel): EncoderPass | null {
   }
 }
 
-function readWeights(model: GraphModel): Weights | null {
+class NotThisGraph extends Error {}
+
+function readWeights(model: GraphModel): Weights {
   const all = model.weights
-  const get = <T extends tf.Tensor>(name: string, shape: number[]): T | null => {
+  const get = <T extends tf.Tensor>(name: string, shape: number[]): T => {
     const t = all[name]?.[0]
-    return t && t.dtype === 'float32' && t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i]) ? (t as T) : null
+    if (t && t.dtype === 'float32' && t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i])) return t as T
+    throw new NotThisGraph(name)
   }
-  const layer = (i: number, width: number, inWidth: number): LayerWeights | null => {
+  const layer = (i: number, width: number, inWidth: number): LayerWeights => {
     const tl = `${ENCODE}Layer_${i}/TransformerLayer/`
     const st = `${STACK}Layer_${i}/TransformerLayer/`
     const heads = `${KERNELS}Layer_${i}/TransformerLayer/MultiheadAttention/`
-    const norm = (p: string) => [
-      get(`${tl}${p}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [inWidth]),
-      get(`${tl}${p}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [inWidth]),
+    const norm = (prefix: string, size: number): [tf.Tensor, tf.Tensor] => [
+      get(`${tl}${prefix}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [size]),
+      get(`${tl}${prefix}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [size]),
     ]
-    const parts = {
-      attentionNorm: norm(''),
-      qkv: [get(`${heads}qkv_transform_single/kernel/part_0`, [1, 1, inWidth, 3 * inWidth]), get(`${tl}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, [3 * inWidth])],
+    // Kept besides the graph's joined kernel (4 MB more for both layers): slicing a tensor on the
+    // WASM backend copies all of it out of WebAssembly memory first, three times a layer.
+    const kernels = tf.split(get<tf.Tensor4D>(`${heads}qkv_transform_single/kernel/part_0`, [1, 1, inWidth, 3 * inWidth]), 3, 3)
+    const biases = tf.split(get(`${tl}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, [3 * inWidth]), 3, 0)
+    return {
+      width,
+      attentionNorm: norm('', inWidth),
+      qkv: kernels.map((k, j) => [k as tf.Tensor4D, biases[j]]),
+      queryScale: get(`${st}MultiheadAttention/mul/y`, []),
       output: [get(`${heads}output_transform_single/kernel/part_0`, [1, 1, inWidth, width]), get(`${tl}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, [width])],
       widen: inWidth === width ? undefined : [get(`${tl}dense/kernel/ConcatPartitions/concat`, [inWidth, width]), get(`${tl}dense/bias/ConcatPartitions/concat`, [width])],
-      ffnNorm: [
-        get(`${tl}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [width]),
-        get(`${tl}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [width]),
-      ],
+      ffnNorm: norm('FFN/', width),
       ffnIn: [get(`${st}FFN/conv1/Tensordot/Reshape_1`, [width, 3 * width]), get(`${tl}FFN/conv1/bias/ConcatPartitions/concat`, [3 * width])],
       ffnOut: [get(`${st}FFN/conv2/Tensordot/Reshape_1`, [3 * width, width]), get(`${tl}FFN/conv2/bias/ConcatPartitions/concat`, [width])],
     }
-    const queryScale = get(`${st}MultiheadAttention/mul/y`, [])
-    const pairs = Object.values(parts).filter((p) => p !== undefined)
-    if (!queryScale || pairs.some((p) => p.some((t) => !t))) return null
-    return { width, queryScale, ...(parts as Omit<LayerWeights, 'width' | 'queryScale'>) }
   }
   const embeddings = get<tf.Tensor2D>('module/Embeddings_en', [8002, 256])
-  const timescales = get<tf.Tensor2D>(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128])
+  const timescales = get(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128])
   const normEpsilon = get(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`, [])
-  const first = layer(0, 512, 256)
-  const second = layer(1, 512, 512)
-  const head = [get<tf.Tensor2D>('module/Encoder_en/hidden_layers/tanh_layer_0/weights', [512, 512]), get('module/Encoder_en/hidden_layers/tanh_layer_0/bias', [512])]
+  const head: [tf.Tensor2D, tf.Tensor] = [get('module/Encoder_en/hidden_layers/tanh_layer_0/weights', [512, 512]), get('module/Encoder_en/hidden_layers/tanh_layer_0/bias', [512])]
   const l2Epsilon = get('module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y', [])
-  if (!embeddings || !timescales || !normEpsilon || !first || !second || !head[0] || !head[1] || !l2Epsilon) return null
-  // The graph's AddTimingSignal for positions 0..n-1, elementwise, so rows of one table are the same.
-  const timing = tf.tidy(() => {
+  const layers: [LayerWeights, LayerWeights] = [layer(0, 512, 256), layer(1, 512, 512)]
+  // The graph's AddTimingSignal for positions 0..n-1 is elementwise, so one table serves every n.
+  const table = tf.tidy(() => {
     const positions = tf.tensor2d(
       Float32Array.from({ length: MAX_POSITIONS }, (_, i) => i),
       [MAX_POSITIONS, 1],
     )
     const angles = tf.mul(positions, timescales)
-    return tf.concat([tf.sin(angles), tf.cos(angles)], 1) as tf.Tensor2D
+    return tf.concat([tf.sin(angles), tf.cos(angles)], 1)
   })
-  return { embeddings, timing, normEpsilon, layers: [first, second], head: head as [tf.Tensor2D, tf.Tensor], l2Epsilon }
+  const timing = table.dataSync() as Float32Array
+  table.dispose()
+  return { embeddings, timing, normEpsilon, layers, head, l2Epsilon }
 }
 
 /** tensor2tensor's layer norm, op for op as the graph has it. */
@@ -126,9 +134,9 @@ function layerNorm(x: tf.Tensor, [scale, bias]: [tf.Tensor, tf.Tensor], epsilon:
 
 /** Multi-head self-attention over all n positions of `x` ([1, n, width]), before the residual. */
 function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): tf.Tensor {
-  const projected = tf.squeeze(tf.add(tf.conv2d(tf.expandDims(x, 2) as tf.Tensor4D, w.qkv[0], 1, 'valid'), w.qkv[1]), [2])
   const headSize = inWidth / HEADS
-  const [q, k, v] = tf.split(projected, [inWidth, inWidth, inWidth], 2).map((t) => tf.transpose(tf.reshape(t, [1, n, HEADS, headSize]), [0, 2, 1, 3]))
+  const input = tf.reshape(x, [1, n, 1, inWidth]) as tf.Tensor4D
+  const [q, k, v] = w.qkv.map(([kernel, bias]) => tf.transpose(tf.reshape(tf.add(tf.conv2d(input, kernel, 1, 'valid'), bias), [1, n, HEADS, headSize]), [0, 2, 1, 3]))
   const logits = tf.matMul(tf.mul(q, w.queryScale), k, false, true)
   const weights = tf.reshape(tf.softmax(tf.reshape(logits, [-1, n])), [1, HEADS, n, n])
   const combined = tf.reshape(tf.transpose(tf.matMul(weights, v), [0, 2, 1, 3]), [1, n, inWidth])
@@ -138,11 +146,15 @@ function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): t
 function run(w: Weights, ids: number[]): tf.Tensor {
   const n = ids.length
   const [first, second] = w.layers
-  // Embedding lookup plus position signal; the graph adds the embeddings twice (the residual and
-  // the timing branch both start from them).
-  const embedded = tf.gather(w.embeddings, tf.tensor1d(ids, 'int32'), 0)
-  const signal = tf.slice(w.timing, [0, 0], [n, -1])
-  let x: tf.Tensor = tf.reshape(tf.add(embedded, tf.add(embedded, signal)), [1, n, 256])
+  // Embedding lookup plus position signal, in float32 as the graph's ops round (one rounding per
+  // add); the graph adds the embeddings twice (the residual and the timing branch both start from
+  // them). Rows are copied here: the WASM backend's gather costs more than the rest of this layer.
+  const input = new Float32Array(n * 256)
+  ids.forEach((id, i) => {
+    const row = embeddingRow(w.embeddings, id)
+    for (let j = 0; j < 256; j++) input[i * 256 + j] = Math.fround(row[j] + Math.fround(row[j] + w.timing[i * 256 + j]))
+  })
+  let x: tf.Tensor = tf.tensor3d(input, [1, n, 256])
 
   // Layer 0: attention at 256 wide, the residual projected to 512.
   let normed = layerNorm(x, first.attentionNorm, w.normEpsilon)
@@ -154,12 +166,22 @@ function run(w: Weights, ids: number[]): tf.Tensor {
   normed = layerNorm(x, second.attentionNorm, w.normEpsilon)
   x = tf.add(attention(normed, second, n, 512), x)
   const hidden = tf.relu(tf.add(tf.matMul(tf.reshape(layerNorm(x, second.ffnNorm, w.normEpsilon), [n, 512]), second.ffnIn[0]), second.ffnIn[1]))
-  const meanHidden = tf.div(tf.sum(tf.reshape(hidden, [1, n, 1536]), 1), n)
-  const meanFfn = tf.add(tf.matMul(meanHidden, second.ffnOut[0]), second.ffnOut[1])
-  const pooled = tf.add(tf.div(tf.sum(x, 1), n), meanFfn)
+  // Means over tokens as a product with a row of 1/n (tfjs's sum over the middle axis transposes first).
+  const average = tf.fill([1, n], 1 / n)
+  const meanFfn = tf.add(tf.matMul(tf.matMul(average, hidden), second.ffnOut[0]), second.ffnOut[1])
+  const pooled = tf.add(tf.matMul(average, tf.reshape(x, [n, 512])), meanFfn)
 
   const out = tf.tanh(tf.add(tf.matMul(pooled as tf.Tensor2D, w.head[0]), w.head[1]))
   return tf.mul(out, tf.rsqrt(tf.maximum(tf.sum(tf.square(out), 1, true), w.l2Epsilon)))
+}
+
+/** The WASM backend's read of part of a tensor (BackendWasm.readSync). */
+type RangeRead = { readSync(dataId: object, start: number, end: number): Float32Array }
+
+/** Row `id` of a [rows, 256] table, read straight from the backend's memory where it can. */
+function embeddingRow(table: tf.Tensor2D, id: number): Float32Array {
+  if (tf.getBackend() === 'wasm') return (tf.backend() as unknown as RangeRead).readSync(table.dataId, id * 256, (id + 1) * 256)
+  return (table.dataSync() as Float32Array).subarray(id * 256, (id + 1) * 256)
 }
 
 function feedForward(x: tf.Tensor, w: LayerWeights, n: number): tf.Tensor {
