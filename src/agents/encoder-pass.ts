@@ -27,8 +27,7 @@ const HEADS = 4
 interface LayerWeights {
   width: number
   attentionNorm: [tf.Tensor, tf.Tensor]
-  /** The query, key and value projections, taken apart once so no call splits their output. */
-  qkv: [tf.Tensor4D, tf.Tensor][]
+  qkv: [tf.Tensor4D, tf.Tensor]
   output: [tf.Tensor4D, tf.Tensor]
   /** The learned projection of the residual stream to the next width (first layer only). */
   widen?: [tf.Tensor2D, tf.Tensor]
@@ -89,14 +88,10 @@ function readWeights(model: GraphModel): Weights {
       get(`${tl}${prefix}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [size]),
       get(`${tl}${prefix}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [size]),
     ]
-    // Kept besides the graph's joined kernel (4 MB more for both layers): slicing a tensor on the
-    // WASM backend copies all of it out of WebAssembly memory first, three times a layer.
-    const kernels = tf.split(get<tf.Tensor4D>(`${heads}qkv_transform_single/kernel/part_0`, [1, 1, inWidth, 3 * inWidth]), 3, 3)
-    const biases = tf.split(get(`${tl}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, [3 * inWidth]), 3, 0)
     return {
       width,
       attentionNorm: norm('', inWidth),
-      qkv: kernels.map((k, j) => [k as tf.Tensor4D, biases[j]]),
+      qkv: [get(`${heads}qkv_transform_single/kernel/part_0`, [1, 1, inWidth, 3 * inWidth]), get(`${tl}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, [3 * inWidth])],
       queryScale: get(`${st}MultiheadAttention/mul/y`, []),
       output: [get(`${heads}output_transform_single/kernel/part_0`, [1, 1, inWidth, width]), get(`${tl}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, [width])],
       widen: inWidth === width ? undefined : [get(`${tl}dense/kernel/ConcatPartitions/concat`, [inWidth, width]), get(`${tl}dense/bias/ConcatPartitions/concat`, [width])],
@@ -135,12 +130,15 @@ function layerNorm(x: tf.Tensor, [scale, bias]: [tf.Tensor, tf.Tensor], epsilon:
 /** Multi-head self-attention over all n positions of `x` ([1, n, width]), before the residual. */
 function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): tf.Tensor {
   const headSize = inWidth / HEADS
-  const input = tf.reshape(x, [1, n, 1, inWidth]) as tf.Tensor4D
-  const [q, k, v] = w.qkv.map(([kernel, bias]) => tf.transpose(tf.reshape(tf.add(tf.conv2d(input, kernel, 1, 'valid'), bias), [1, n, HEADS, headSize]), [0, 2, 1, 3]))
+  const projected = tf.add(tf.conv2d(tf.reshape(x, [1, n, 1, inWidth]) as tf.Tensor4D, w.qkv[0], 1, 'valid'), w.qkv[1])
+  // Heads first ([query heads, key heads, value heads] x n x head size), so queries, keys and values
+  // are contiguous slices: tfjs's split along the last axis is three strided copies.
+  const heads = tf.transpose(tf.reshape(projected, [n, 3 * HEADS, headSize]), [1, 0, 2])
+  const [q, k, v] = [0, 1, 2].map((i) => tf.slice(heads, [i * HEADS, 0, 0], [HEADS, n, headSize]))
   const logits = tf.matMul(tf.mul(q, w.queryScale), k, false, true)
-  const weights = tf.reshape(tf.softmax(tf.reshape(logits, [-1, n])), [1, HEADS, n, n])
-  const combined = tf.reshape(tf.transpose(tf.matMul(weights, v), [0, 2, 1, 3]), [1, n, inWidth])
-  return tf.squeeze(tf.add(tf.conv2d(tf.expandDims(combined, 2) as tf.Tensor4D, w.output[0], 1, 'valid'), w.output[1]), [2])
+  const weights = tf.reshape(tf.softmax(tf.reshape(logits, [-1, n])), [HEADS, n, n])
+  const combined = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [1, n, 1, inWidth])
+  return tf.reshape(tf.add(tf.conv2d(combined as tf.Tensor4D, w.output[0], 1, 'valid'), w.output[1]), [1, n, w.width])
 }
 
 function run(w: Weights, ids: number[]): tf.Tensor {
