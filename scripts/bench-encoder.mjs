@@ -8,7 +8,8 @@
  *   ("mixed", as queries arrive), the second repeats the shape ("same length");
  * - the direct pass on the pure-JS CPU backend the WASM backend replaced (skipped with --no-cpu);
  * and whether all give the same vectors (stored vectors keep their embedder id only if they do).
- * Last line: `encoder ms/query wasm=<x> graph=<g> cpu=<y> ratio=<cpu/wasm> graph_ratio=<g/x>`.
+ * Last line: `encoder ms/query wasm=<x> graph=<g> cpu=<y> ratio=<cpu/wasm> graph_ratio=<g/x> graph_cpu_ratio=<g/x in
+ * process CPU time>`.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -40,15 +41,18 @@ const stats = (ms) => {
 }
 const show = (s) => `mean ${s.mean.toFixed(1)} ms, p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms`
 
+/** Wall time, and this process's CPU time (less swayed by other processes on a shared machine). */
 async function time(encoder, text) {
+  const cpu = process.cpuUsage()
   const start = performance.now()
   const [vector] = await encoder.embed([text])
-  return { ms: performance.now() - start, vector }
+  const used = process.cpuUsage(cpu)
+  return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000, vector }
 }
 
 await direct.embed(texts.slice(0, 3))
 await graph.embed(texts.slice(0, 3))
-const runs = { direct: { mixed: [], same: [], vectors: [] }, graph: { mixed: [], same: [], vectors: [] } }
+const runs = { direct: { mixed: [], same: [], cpu: [], vectors: [] }, graph: { mixed: [], same: [], cpu: [], vectors: [] } }
 for (const [i, text] of texts.entries()) {
   // Alternate which path goes first, so neither always follows the other's shape.
   const order = i % 2 ? ['direct', 'graph'] : ['graph', 'direct']
@@ -58,6 +62,7 @@ for (const [i, text] of texts.entries()) {
     const second = await time(encoder, text)
     runs[name].mixed.push(first.ms)
     runs[name].same.push(second.ms)
+    runs[name].cpu.push(first.cpuMs)
     runs[name].vectors.push(first.vector)
   }
 }
@@ -65,7 +70,7 @@ const meanTokens = lengths.reduce((s, x) => s + x, 0) / lengths.length
 console.log(`${texts.length} queries, ${meanTokens.toFixed(1)} tokens mean (${Math.min(...lengths)}-${Math.max(...lengths)}), tfjs backend ${tf.getBackend()}`)
 for (const name of ['direct', 'graph']) {
   const label = name === 'direct' ? 'wasm direct pass (shipped)' : 'wasm graph executor (before)'
-  console.log(`${label}: mixed lengths ${show(stats(runs[name].mixed))}; same length repeated ${show(stats(runs[name].same))}`)
+  console.log(`${label}: mixed lengths ${show(stats(runs[name].mixed))}; same length repeated ${show(stats(runs[name].same))}; process CPU time mixed mean ${stats(runs[name].cpu).mean.toFixed(1)} ms`)
 }
 
 function compare(a, b) {
@@ -104,5 +109,5 @@ if (CPU) {
   console.log(`same vectors, wasm vs cpu: ${compare(runs.direct.vectors, vectors)}`)
 }
 console.log(
-  `encoder ms/query wasm=${wasm.toFixed(1)} graph=${graphMean.toFixed(1)} cpu=${CPU ? cpu.toFixed(1) : 'skipped'} ratio=${CPU ? (cpu / wasm).toFixed(1) : 'skipped'} graph_ratio=${(graphMean / wasm).toFixed(2)}`,
+  `encoder ms/query wasm=${wasm.toFixed(1)} graph=${graphMean.toFixed(1)} cpu=${CPU ? cpu.toFixed(1) : 'skipped'} ratio=${CPU ? (cpu / wasm).toFixed(1) : 'skipped'} graph_ratio=${(graphMean / wasm).toFixed(2)} graph_cpu_ratio=${(stats(runs.graph.cpu).mean / stats(runs.direct.cpu).mean).toFixed(2)}`,
 )

@@ -130,7 +130,7 @@ function layerNorm(x: tf.Tensor, [scale, bias]: [tf.Tensor, tf.Tensor], epsilon:
 /** Multi-head self-attention over all n positions of `x` ([1, n, width]), before the residual. */
 function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): tf.Tensor {
   const headSize = inWidth / HEADS
-  const projected = tf.add(tf.conv2d(tf.reshape(x, [1, n, 1, inWidth]) as tf.Tensor4D, w.qkv[0], 1, 'valid'), w.qkv[1])
+  const projected = pointwise(tf.reshape(x, [1, n, 1, inWidth]), w.qkv)
   // Heads first ([query heads, key heads, value heads] x n x head size), so queries, keys and values
   // are contiguous slices: tfjs's split along the last axis is three strided copies.
   const heads = tf.transpose(tf.reshape(projected, [n, 3 * HEADS, headSize]), [1, 0, 2])
@@ -138,7 +138,7 @@ function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): t
   const logits = tf.matMul(tf.mul(q, w.queryScale), k, false, true)
   const weights = tf.reshape(tf.softmax(tf.reshape(logits, [-1, n])), [HEADS, n, n])
   const combined = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [1, n, 1, inWidth])
-  return tf.reshape(tf.add(tf.conv2d(combined as tf.Tensor4D, w.output[0], 1, 'valid'), w.output[1]), [1, n, w.width])
+  return tf.reshape(pointwise(combined, w.output), [1, n, w.width])
 }
 
 function run(w: Weights, ids: number[]): tf.Tensor {
@@ -156,20 +156,20 @@ function run(w: Weights, ids: number[]): tf.Tensor {
 
   // Layer 0: attention at 256 wide, the residual projected to 512.
   let normed = layerNorm(x, first.attentionNorm, w.normEpsilon)
-  const widened = tf.add(tf.matMul(tf.reshape(x, [n, 256]), first.widen![0]), first.widen![1])
+  const widened = dense(tf.reshape(x, [n, 256]), first.widen!)
   x = tf.add(attention(normed, first, n, 256), tf.reshape(widened, [1, n, 512]))
   x = tf.add(feedForward(layerNorm(x, first.ffnNorm, w.normEpsilon), first, n), x)
 
   // Layer 1, whose feed-forward output only enters the mean over tokens.
   normed = layerNorm(x, second.attentionNorm, w.normEpsilon)
   x = tf.add(attention(normed, second, n, 512), x)
-  const hidden = tf.relu(tf.add(tf.matMul(tf.reshape(layerNorm(x, second.ffnNorm, w.normEpsilon), [n, 512]), second.ffnIn[0]), second.ffnIn[1]))
+  const hidden = dense(tf.reshape(layerNorm(x, second.ffnNorm, w.normEpsilon), [n, 512]), second.ffnIn, 'relu')
   // Means over tokens as a product with a row of 1/n (tfjs's sum over the middle axis transposes first).
   const average = tf.fill([1, n], 1 / n)
-  const meanFfn = tf.add(tf.matMul(tf.matMul(average, hidden), second.ffnOut[0]), second.ffnOut[1])
+  const meanFfn = dense(tf.matMul(average, hidden), second.ffnOut)
   const pooled = tf.add(tf.matMul(average, tf.reshape(x, [n, 512])), meanFfn)
 
-  const out = tf.tanh(tf.add(tf.matMul(pooled as tf.Tensor2D, w.head[0]), w.head[1]))
+  const out = tf.tanh(dense(pooled, w.head))
   return tf.mul(out, tf.rsqrt(tf.maximum(tf.sum(tf.square(out), 1, true), w.l2Epsilon)))
 }
 
@@ -182,7 +182,20 @@ function embeddingRow(table: tf.Tensor2D, id: number): Float32Array {
   return (table.dataSync() as Float32Array).subarray(id * 256, (id + 1) * 256)
 }
 
+/**
+ * x · kernel + bias (then ReLU), as one XNNPACK product that starts from the bias: the graph adds
+ * it in a second pass (a float rounding apart).
+ */
+function dense(x: tf.Tensor, [kernel, bias]: [tf.Tensor2D, tf.Tensor], activation?: 'relu'): tf.Tensor2D {
+  return tf.fused.matMul({ a: x as tf.Tensor2D, b: kernel, bias, activation }) as tf.Tensor2D
+}
+
+/** The graph's 1x1 convolutions (a product per position, [1, n, 1, width]) with their bias, likewise. */
+function pointwise(x: tf.Tensor, [kernel, bias]: [tf.Tensor4D, tf.Tensor]): tf.Tensor4D {
+  return tf.fused.conv2d({ x: x as tf.Tensor4D, filter: kernel, strides: 1, pad: 'valid', bias }) as tf.Tensor4D
+}
+
 function feedForward(x: tf.Tensor, w: LayerWeights, n: number): tf.Tensor {
-  const hidden = tf.relu(tf.add(tf.matMul(tf.reshape(x, [n, w.width]), w.ffnIn[0]), w.ffnIn[1]))
-  return tf.reshape(tf.add(tf.matMul(hidden, w.ffnOut[0]), w.ffnOut[1]), [1, n, w.width])
+  const hidden = dense(tf.reshape(x, [n, w.width]), w.ffnIn, 'relu')
+  return tf.reshape(dense(hidden, w.ffnOut), [1, n, w.width])
 }
