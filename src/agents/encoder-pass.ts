@@ -1,18 +1,19 @@
 /**
  * The encoder's graph (USE-Lite: token embeddings, two transformer layers, mean pooling, a tanh
  * layer) written out as direct TensorFlow.js calls for one text at a time, with the graph's own
- * weights, kernels and order of operations.
+ * weights and kernels.
  *
  * Why not the graph: tfjs's graph executor runs its 256 nodes one by one, and about 180 of them only
  * compute shapes, padding masks and gather/scatter indices for a batch of texts of different
  * lengths. For a single text every position is a real token, so those masks are all ones, the
  * gathers and scatters are identities and every shape is known in JavaScript. That bookkeeping cost
- * more than half of a short query's time. What remains is the arithmetic, unchanged.
+ * more than half of a short query's time.
  *
- * One change of order, exact in real arithmetic: the last feed-forward layer's output projection is
- * linear and only its mean over the tokens is used, so it projects the mean instead of every token
- * (a sixth of the multiply-adds). Vectors differ from the graph's by float rounding only
- * (scripts/bench-encoder.mjs prints the largest difference).
+ * Changes of order, each exact in real arithmetic: the last feed-forward layer's output projection
+ * is linear and only its mean over the tokens is used, so it projects the mean instead of every
+ * token (a sixth of the multiply-adds); products add their bias in XNNPACK's pass; means over tokens
+ * are products with a row of 1/n. Vectors differ from the graph's by float rounding only (a test in
+ * test/hybrid-search.test.ts holds them to 1e-5; scripts/bench-encoder.mjs prints the difference).
  */
 import * as tf from '@tensorflow/tfjs-core'
 import type { GraphModel } from '@tensorflow/tfjs-converter'
@@ -20,7 +21,7 @@ import type { GraphModel } from '@tensorflow/tfjs-converter'
 const STACK = 'module_apply_default/Encoder_en/KonaTransformer/Encode/TransformerStack/'
 const ENCODE = 'module_apply_default/Encoder_en/KonaTransformer/Encode/'
 const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/'
-/** The graph clips texts at this many tokens (ClipToMaxLength); the timing table covers them. */
+/** The graph keeps a text's first 128 tokens (ClipToMaxLength); the timing table covers them. */
 const MAX_POSITIONS = 128
 const HEADS = 4
 
@@ -80,6 +81,13 @@ function readWeights(model: GraphModel): Weights {
     if (t && t.dtype === 'float32' && t.shape.length === shape.length && t.shape.every((d, i) => d === shape[i])) return t as T
     throw new NotThisGraph(name)
   }
+  const expectInt = (name: string, value: number) => {
+    const t = all[name]?.[0]
+    if (!t || t.dtype !== 'int32' || t.size !== 1 || t.dataSync()[0] !== value) throw new NotThisGraph(name)
+  }
+  expectInt('module_apply_default/Encoder_en/KonaTransformer/ClipToMaxLength/Less/y', MAX_POSITIONS)
+  // Both layers' head split reads this one constant.
+  expectInt(`${STACK}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2`, HEADS)
   const layer = (i: number, width: number, inWidth: number): LayerWeights => {
     const tl = `${ENCODE}Layer_${i}/TransformerLayer/`
     const st = `${STACK}Layer_${i}/TransformerLayer/`
@@ -141,7 +149,8 @@ function attention(x: tf.Tensor, w: LayerWeights, n: number, inWidth: number): t
   return tf.reshape(pointwise(combined, w.output), [1, n, w.width])
 }
 
-function run(w: Weights, ids: number[]): tf.Tensor {
+function run(w: Weights, allIds: number[]): tf.Tensor {
+  const ids = allIds.slice(0, MAX_POSITIONS)
   const n = ids.length
   const [first, second] = w.layers
   // Embedding lookup plus position signal, in float32 as the graph's ops round (one rounding per
