@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
-import { normalize } from '../src/agents/encoder'
+import { normalize, offlineEncoder } from '../src/agents/encoder'
 import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
 import { SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { searchCatalog } from '../src/agents/search'
@@ -37,6 +37,26 @@ describe('the offline encoder', () => {
     // Recorded with TensorFlow.js's CPU backend (scripts/lib/node-encoder.mjs before the WASM backend).
     const cpu = [0.040693, -0.064044, -0.030927, 0.064477, 0.049213, -0.017591, -0.051325, -0.002241]
     cpu.forEach((x, i) => expect(v[i]).toBeCloseTo(x, 5))
+  })
+
+  it("runs the graph as direct calls with the graph executor's vectors, text by text", async () => {
+    const assets = (path: string) => env.ASSETS!.fetch(new Request(`https://assets.invalid/${path}`))
+    const texts = [
+      'x',
+      '',
+      'get the transcript of a youtube video',
+      // Unknown pieces (id 0) are tokens like any other to the graph.
+      'send the 📧 to 日本 ☃ résumé team',
+      'We just moved offices and my manager wants me to, well, basically figure out which of our vendors we are overpaying, can you help?',
+      // Past the 128 tokens the graph keeps.
+      'compare supplier invoices with purchase orders '.repeat(30),
+    ]
+    const direct = await offlineEncoder(assets).embed(texts)
+    const graph = await offlineEncoder(assets, { graph: true }).embed(texts)
+    let largest = 0
+    direct.forEach((v, i) => v.forEach((x, j) => (largest = Math.max(largest, Math.abs(x - graph[i][j])))))
+    expect(largest).toBeLessThanOrEqual(1e-5)
+    expect(direct[1].every((x) => x === 0)).toBe(true)
   })
 
   it("leaves the Worker's process error handlers as they were once loaded", async () => {

@@ -7,6 +7,7 @@
 import { embeddingProgress, pendingAgents, saveVectors } from '../db/vectors'
 import type { Env } from '../env'
 import type { GuardedFetch } from '../providers/web/fetch'
+import { IsolateLease } from '../lib/isolate-lease'
 import type { Logger } from '../runtime/log'
 import { agentText, createEmbedder } from './embedder'
 import { quantize } from './vector-index'
@@ -21,17 +22,24 @@ export interface EmbedRun {
   more: boolean
 }
 
-/** The run of this isolate in progress: runs go one after another, so a burst of writes is embedded once. */
-let running: Promise<unknown> = Promise.resolve()
+/**
+ * Runs go one after another in an isolate, so a burst of writes is embedded once; a run waits for the
+ * one before it on its own timers (lib/isolate-lease.ts), and takes over from a run silent for 60 s
+ * (one batch, 16 texts, takes well under a second on the offline encoder).
+ */
+const runs = new IsolateLease({ staleMs: 60_000, pollMs: 50 })
 
 /** Embeds up to `batches` batches of agents lacking a current vector. */
-export function embedPending(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
-  const run = running.then(() => embedBatches(env, fetch, log, batches))
-  running = run.catch(() => {})
-  return run
+export async function embedPending(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
+  const lease = (await runs.acquire())!
+  try {
+    return await embedBatches(env, fetch, log, batches, lease.beat)
+  } finally {
+    lease.release()
+  }
 }
 
-async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches: number): Promise<EmbedRun> {
+async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches: number, beat: () => void): Promise<EmbedRun> {
   const embedder = createEmbedder(env, fetch)
   if (!embedder) return { embedded: 0, more: false }
   let embedded = 0
@@ -53,6 +61,7 @@ async function embedBatches(env: Env, fetch: GuardedFetch, log: Logger, batches:
       pending.map((agent, i) => ({ agent, vec: quantize(vectors[i]) })),
     )
     embedded += pending.length
+    beat()
   }
   const progress = await embeddingProgress(env.DB, embedder.id)
   log.info('embedding agents', { embedder: embedder.id, ...progress })

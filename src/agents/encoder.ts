@@ -6,6 +6,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core'
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter'
+import { IsolateOnce } from '../lib/isolate-lease'
+import { encoderPass, type EncoderPass } from './encoder-pass'
 import { useWasmBackend } from './tf-wasm'
 
 /** Where the encoder's files are, to a `fetch` like the ASSETS binding's. */
@@ -85,51 +87,66 @@ export interface SentenceEncoder {
 interface Loaded {
   tokenizer: Tokenizer
   model: GraphModel
+  /** The direct pass over the model's weights (null: the graph is not the one it knows). */
+  pass: EncoderPass | null
 }
 
-let loading: Promise<Loaded> | null = null
+/**
+ * The encoder of this isolate: loaded once (27 MB of weights once dequantized, too much to load per
+ * concurrent request), by one request in its own context; see isolate-lease.ts for why the others do
+ * not await its promise. A load silent for 5 s is taken over; a failed one is tried again.
+ */
+const encoder = new IsolateOnce<Loaded>({ staleMs: 5_000, pollMs: 20 }, (extra) => extra.model.dispose())
 
-async function load(fetchAsset: AssetFetch): Promise<Loaded> {
+async function load(fetchAsset: AssetFetch, beat: () => void): Promise<Loaded> {
   const [modelRes, weightsRes, vocabRes] = await Promise.all(['encoder/model.json', 'encoder/weights.bin', 'encoder/vocab.json'].map((p) => fetchAsset(p)))
   for (const res of [modelRes, weightsRes, vocabRes]) {
     if (!res.ok) throw new Error(`encoder asset missing (HTTP ${res.status}): run node scripts/build-encoder.mjs`)
   }
+  beat()
   const artifacts = (await modelRes.json()) as { modelTopology: object; weightSpecs: tf.io.WeightsManifestEntry[] }
   const weightData = await weightsRes.arrayBuffer()
   const vocabulary = (await vocabRes.json()) as [string, number][]
+  beat()
   // nodejs_compat makes tfjs take workerd for Node and pick Node-only code paths; it is not Node.
   tf.env().set('IS_NODE', false)
   await useWasmBackend()
+  beat()
   const model = await loadGraphModel(tf.io.fromMemory({ modelTopology: artifacts.modelTopology, weightSpecs: artifacts.weightSpecs, weightData }))
-  return { tokenizer: new Tokenizer(vocabulary), model }
+  return { tokenizer: new Tokenizer(vocabulary), model, pass: encoderPass(model) }
 }
 
 /**
- * The encoder of this isolate, loaded on first use (one load however many requests ask at once; a
- * failed load is tried again by the next request).
+ * The offline encoder, loaded on first use by this isolate. Texts go one at a time through the direct
+ * pass (encoder-pass.ts); `graph: true` runs tfjs's graph executor instead, as the reference the
+ * direct pass is measured against (and the path when the assets are not the graph the pass knows).
  */
-export function offlineEncoder(fetchAsset: AssetFetch): SentenceEncoder {
+export function offlineEncoder(fetchAsset: AssetFetch, options: { graph?: boolean } = {}): SentenceEncoder {
   return {
     async embed(texts) {
-      if (!loading) loading = load(fetchAsset).catch((err) => ((loading = null), Promise.reject(err)))
-      const { tokenizer, model } = await loading
-      // One graph run for all texts: the sparse input (text index, token position) batches them.
+      const { tokenizer, model, pass } = await encoder.get((beat) => load(fetchAsset, beat))
       const tokens = texts.map((t) => tokenizer.encode(t))
-      const out: Float32Array[] = texts.map(() => new Float32Array(ENCODER_DIMENSIONS))
-      const live = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.length > 0)
-      if (live.length === 0) return out
-      const pairs: number[][] = []
-      const ids: number[] = []
-      live.forEach(({ t }, row) => t.forEach((id, col) => (pairs.push([row, col]), ids.push(id))))
-      const indices = tf.tensor2d(pairs, [pairs.length, 2], 'int32')
-      const values = tf.tensor1d(ids, 'int32')
-      const result = (await model.executeAsync({ indices, values })) as tf.Tensor
-      const data = await result.data()
-      tf.dispose([indices, values, result])
-      live.forEach(({ i }, row) => (out[i] = normalize(Float32Array.from(data.subarray(row * ENCODER_DIMENSIONS, (row + 1) * ENCODER_DIMENSIONS)))))
-      return out
+      if (pass && !options.graph) return tokens.map((t) => (t.length > 0 ? normalize(pass(t)) : new Float32Array(ENCODER_DIMENSIONS)))
+      return runGraph(model, tokens)
     },
   }
+}
+
+/** One graph run for all texts: the sparse input (text index, token position) batches them. */
+async function runGraph(model: GraphModel, tokens: number[][]): Promise<Float32Array[]> {
+  const out: Float32Array[] = tokens.map(() => new Float32Array(ENCODER_DIMENSIONS))
+  const live = tokens.map((t, i) => ({ t, i })).filter((x) => x.t.length > 0)
+  if (live.length === 0) return out
+  const pairs: number[][] = []
+  const ids: number[] = []
+  live.forEach(({ t }, row) => t.forEach((id, col) => (pairs.push([row, col]), ids.push(id))))
+  const indices = tf.tensor2d(pairs, [pairs.length, 2], 'int32')
+  const values = tf.tensor1d(ids, 'int32')
+  const result = (await model.executeAsync({ indices, values })) as tf.Tensor
+  const data = await result.data()
+  tf.dispose([indices, values, result])
+  live.forEach(({ i }, row) => (out[i] = normalize(Float32Array.from(data.subarray(row * ENCODER_DIMENSIONS, (row + 1) * ENCODER_DIMENSIONS)))))
+  return out
 }
 
 /** The vector scaled to length 1 (zero stays zero). */

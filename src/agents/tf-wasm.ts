@@ -39,26 +39,31 @@ function startModule(): Promise<BackendModule> {
   }
 }
 
-async function start(): Promise<void> {
-  const wasm = await startModule()
-  // The bridge the backend expects on its module (as its own loader sets it up).
-  wasm.tfjs = {
-    init: wasm.cwrap('init', null, []),
-    initWithThreadsCount: wasm.cwrap('init_with_threads_count', null, ['number']),
-    getThreadsCount: wasm.cwrap('get_threads_count', 'number', []),
-    registerTensor: wasm.cwrap('register_tensor', null, ['number', 'number', 'number']),
-    disposeData: wasm.cwrap('dispose_data', null, ['number']),
-    dispose: wasm.cwrap('dispose', null, []),
+let registered = false
+
+/**
+ * Makes the WASM backend tfjs's backend. Registered once per isolate (by the first start to finish:
+ * a second start, after a load was taken over, drops its module); no pending start is shared between
+ * requests (see lib/isolate-lease.ts).
+ */
+export async function useWasmBackend(): Promise<void> {
+  if (!registered) {
+    const wasm = await startModule()
+    if (!registered) {
+      // The bridge the backend expects on its module (as its own loader sets it up).
+      wasm.tfjs = {
+        init: wasm.cwrap('init', null, []),
+        initWithThreadsCount: wasm.cwrap('init_with_threads_count', null, ['number']),
+        getThreadsCount: wasm.cwrap('get_threads_count', 'number', []),
+        registerTensor: wasm.cwrap('register_tensor', null, ['number', 'number', 'number']),
+        disposeData: wasm.cwrap('dispose_data', null, ['number']),
+        dispose: wasm.cwrap('dispose', null, []),
+      }
+      // The package registers a backend of its own on import, which would fetch and compile the binary.
+      tf.removeBackend('wasm')
+      tf.registerBackend('wasm', () => new BackendWasm(wasm as never), 3)
+      registered = true
+    }
   }
-  tf.removeBackend('wasm')
-  tf.registerBackend('wasm', () => new BackendWasm(wasm as never), 3)
-  if (!(await tf.setBackend('wasm'))) throw new Error('the WASM backend did not start')
-}
-
-let ready: Promise<void> | null = null
-
-/** Makes the WASM backend tfjs's backend, once per isolate (a failed start is tried again later). */
-export function useWasmBackend(): Promise<void> {
-  if (!ready) ready = start().catch((err) => ((ready = null), Promise.reject(err)))
-  return ready
+  if (tf.getBackend() !== 'wasm' && !(await tf.setBackend('wasm'))) throw new Error('the WASM backend did not start')
 }

@@ -43,22 +43,22 @@ export class MissingKeyError extends Error {
   }
 }
 
-const keyCache = new Map<string, Promise<CryptoKey>>()
+/** Imported keys, kept as keys: a pending import is never shared between requests (lib/isolate-lease.ts). */
+const keyCache = new Map<string, CryptoKey>()
 
-function aesKey(secret: string | undefined): Promise<CryptoKey> {
+async function aesKey(secret: string | undefined): Promise<CryptoKey> {
   if (!secret) throw new MissingKeyError()
-  let key = keyCache.get(secret)
-  if (!key) {
-    let raw: Uint8Array
-    try {
-      raw = b64decode(secret.trim())
-    } catch {
-      throw new MissingKeyError('ENCRYPTION_KEY is not valid base64')
-    }
-    if (raw.length !== 32) throw new MissingKeyError('ENCRYPTION_KEY must decode to 32 bytes')
-    key = crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt'])
-    keyCache.set(secret, key)
+  const cached = keyCache.get(secret)
+  if (cached) return cached
+  let raw: Uint8Array
+  try {
+    raw = b64decode(secret.trim())
+  } catch {
+    throw new MissingKeyError('ENCRYPTION_KEY is not valid base64')
   }
+  if (raw.length !== 32) throw new MissingKeyError('ENCRYPTION_KEY must decode to 32 bytes')
+  const key = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt'])
+  keyCache.set(secret, key)
   return key
 }
 
