@@ -128,7 +128,7 @@ export function nameWords(name: string): string {
 /**
  * The text of an agent that is embedded: what a caller would read to choose it, the name as
  * lower-case words ("ChatOCR" -> "chat ocr: ..."). On the MetaTool dev half the offline encoder
- * matches task requests clearly better so than with the name as typed (`npm run eval:search --
+ * matches task requests clearly better than with the name as typed (`npm run eval:search --
  * --tune-text` prints the variants tried). Changing what this returns needs AGENT_TEXT_VERSION
  * raised, so stored vectors are made again.
  */
