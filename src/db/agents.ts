@@ -294,6 +294,8 @@ export async function runQueries<A, B>(read: Read, a: Query<A>, b: Query<B>): Pr
 
 export interface FetchedLists {
   lists: PhraseList[]
+  /** Per phrase: true when it was left unread as wide (see phraseListsQuery); its list is then empty. */
+  wide?: boolean[]
   fallback: PhraseList | null
   /** Per phrase, the vocabulary words near its word when it was probed and matches nothing, else null. */
   near: (VocabularyWord[] | null)[]
@@ -311,8 +313,16 @@ export interface FetchedLists {
  * typo lookup needs no round trip of its own; again CASE is lazy, so a phrase that matches costs
  * no lookup.
  */
-export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null, chunk = LIST_CHUNK, probes: (GramProbe | null)[] = []): Query<FetchedLists> {
-  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, null, chunk)} AS l${i}`)
+export function phraseListsQuery(
+  db: D1Database,
+  phrases: string[],
+  fallback: { phrase: string; unless: string } | null,
+  chunk = LIST_CHUNK,
+  probes: (GramProbe | null)[] = [],
+  wideMin: number | null = null,
+): Query<FetchedLists> {
+  const list = (param: string) => (wideMin === null ? relevanceList(param, null, chunk) : `CASE WHEN ${wideSql(param, wideMin)} THEN '${WIDE}' ELSE ${relevanceList(param, null, chunk)} END`)
+  const columns = phrases.map((_, i) => `${list(`?${i + 3}`)} AS l${i}`)
   columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', null, chunk)} END AS fallback`)
   const probeBinds: string[] = []
   phrases.forEach((_, i) => {
@@ -328,7 +338,8 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
     read: ({ results }) => {
       const row = results[0] as Record<string, string | null> | undefined
       return {
-        lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
+        lists: phrases.map((_, i) => (row?.[`l${i}`] === WIDE ? parseList(null) : parseList(row?.[`l${i}`] ?? null))),
+        wide: phrases.map((_, i) => row?.[`l${i}`] === WIDE),
         fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
         near: phrases.map((_, i) => {
           const near = row?.[`n${i}`]
@@ -337,6 +348,48 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
         vocabulary: row?.vocabulary ?? null,
       }
     },
+  }
+}
+
+/** What a list column holds in place of a wide phrase's list (a list is digits and spaces, or ''). */
+const WIDE = '*'
+
+/**
+ * True for a phrase (SQL parameter `param`) in at least `min` agents and at least half of them. For
+ * such a phrase FTS5's bm25 floors the idf (log((N - n + 0.5) / (n + 0.5)) <= 0) to 1e-6, so it adds
+ * less than WIDE_BOUND to any agent's relevance, yet its list is the longest to score and carry. The
+ * first count stops at `min`, so a narrower phrase costs next to nothing more; the row count is
+ * FTS5's own (one docsize row per indexed agent), the N of its idf.
+ */
+const wideSql = (param: string, min: number) => {
+  if (!Number.isSafeInteger(min) || min < 1) throw new Error(`not a positive integer: ${min}`)
+  return `(SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ${param} LIMIT ${min})) >= ${min}
+      AND 2 * (SELECT count(*) FROM agents_fts WHERE agents_fts MATCH ${param}) >= (SELECT count(*) FROM agents_fts_docsize)`
+}
+
+/**
+ * What a phrase whose idf FTS5 floors adds to an agent's relevance, at most: 1e-6 · F(k1 + 1) / (F +
+ * k1(1 - b + b·D/avgdl)) < 1e-6 · (k1 + 1), with FTS5's k1 = 1.2 and b = 0.75 and every column
+ * weight positive.
+ */
+export const WIDE_BOUND = 2.2e-6
+
+/**
+ * A phrase's relevance for just the agents `rowids` (rowid ascending; those it does not match left
+ * out), equal to its full list's values there. The unary + keeps SQLite from handing the rowids to
+ * FTS5 one by one (each would be a query of its own, idf counted again): the phrase's agents are
+ * scanned once and only the asked ones scored.
+ */
+export function restrictedListQuery(db: D1Database, phrase: string, rowids: ArrayLike<number>): Query<PhraseList> {
+  return {
+    statement: db
+      .prepare(
+        `SELECT (WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
+                  WHERE agents_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2)) ORDER BY rowid)
+                SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x) AS l`,
+      )
+      .bind(phrase, JSON.stringify(Array.from(rowids))),
+    read: ({ results }) => parseList((results[0] as { l: string | null } | undefined)?.l ?? null),
   }
 }
 
