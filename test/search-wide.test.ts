@@ -73,6 +73,17 @@ async function bruteForce(match: string, status: string): Promise<string[]> {
   return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
 }
 
+let moves = 0
+/**
+ * Moves the index version (one agent's text changes), so the next search knows no list: a wide
+ * list read whole for one page would otherwise serve every later search.
+ */
+async function moveIndex(): Promise<void> {
+  await env.DB.prepare('UPDATE agents SET description = ? WHERE id = ?')
+    .bind(`${VOCAB[moves++ % 8]} commonn`, `wide${AGENTS - 1}`)
+    .run()
+}
+
 async function searchIds(query: string, status: string, limit: number, page: number): Promise<string[]> {
   const res = await action('search', { query, status, limit, page }, viewer.token)
   expect(res.status).toBe(200)
@@ -112,13 +123,14 @@ describe('wide words', () => {
     ]
     for (const query of queries) {
       const terms = [...new Set(query.split(' '))]
-      const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
       for (const [limit, page] of [
         [10, 0],
         [7, 3],
         [1, 0],
         [100, 1],
       ]) {
+        await moveIndex()
+        const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
         expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
       }
     }
@@ -126,6 +138,7 @@ describe('wide words', () => {
     for (const status of ['private', 'team', 'all']) {
       for (const query of queries.slice(0, 6)) {
         const terms = [...new Set(query.split(' '))]
+        await moveIndex()
         const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), status)
         expect(await searchIds(query, status, 5, 1), `${status} ${query}`).toEqual(expected.slice(5, 10))
       }
