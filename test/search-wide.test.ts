@@ -24,7 +24,7 @@ const words = (n: number) => Array.from({ length: n }, word).join(' ')
 
 let viewer: { token: string; accountId: string }
 let teamId: string
-const readBatch = (statements: D1PreparedStatement[]) => env.DB.batch(statements)
+const readBatch = (statements: D1PreparedStatement[]) => env.DB.batch<Record<string, unknown>>(statements)
 
 beforeAll(async () => {
   wideLists.min = 1

@@ -21,7 +21,7 @@ import type { Embedder } from './embedder'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
-import { partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
+import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, wideLists, type Matches, type QueryPhrases } from './relevance'
 import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex } from './search-state'
 import { remoteVectors } from './vectorize'
@@ -249,9 +249,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
-  const unknown = terms.filter(
-    (t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !phrases.wide.has(phrase(t)) && !(t === last && phrases.prefixList?.rowids.length),
-  )
+  const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !phrases.wide.has(phrase(t)) && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
@@ -268,39 +266,93 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     const source = await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null))
     if (source) matches = fuse(matches, vector, source)
   }
-  if (phrases.wide.size > 0) return widePage(db, read, phrases, lexical, pager, s.limit, offset)
+  if (phrases.wide.size > 0) return widePage(db, read, phrases, lexical, pager, ranker, s.limit, offset)
   return matches.rowids.length > 0 ? pager.page(matches) : []
 }
 
 /** Most agents a wide phrase is read for before its whole list is read instead. */
 const MAX_PARTIAL = 20_000
 
+/** Agents to read wide phrases for, and the best score any agent left out can have. */
+interface Partial {
+  rowids: number[]
+  above: number
+}
+
+/**
+ * The agents whose relevance without the wide phrases (`m`) is within `bound` of what the best
+ * `2k + 20` need to reach the page: any other stays below them with the wide phrases. Going past the
+ * k-th best leaves room for popularity, so the page's last score usually clears the ceiling.
+ */
+function nearMatches(m: Matches, k: number, bound: number): Partial | null {
+  if (m.rowids.length < k) return null
+  const floor = relevanceFloor(relevancePart(kthLargest(m.rels, Math.min(m.rowids.length, 2 * k + 20)))) - bound
+  if (!(floor > 0)) return null
+  const rowids: number[] = []
+  for (let i = 0; i < m.rowids.length && rowids.length <= MAX_PARTIAL; i++) if (m.rels[i] >= floor) rowids.push(m.rowids[i])
+  return rowids.length <= MAX_PARTIAL ? { rowids, above: relevancePart(floor + bound) + POPULARITY_WEIGHT } : null
+}
+
+/**
+ * For public searches where few agents match anything but the wide phrases (which most agents
+ * match, and which add almost nothing, so popularity orders the page): the public agents whose score
+ * can be highest, each at most its score with `bound` more relevance, the best `2k + 20` of them (and
+ * any tied with the last), from every public agent's executions.
+ */
+function popularMatches(m: Matches, executions: Float64Array | null, k: number, bound: number): Partial | null {
+  const want = 2 * k + 20
+  if (!executions || want > 1000 || m.rowids.length > MAX_PARTIAL) return null
+  const rel = new Map<number, number>()
+  for (let i = 0; i < m.rowids.length; i++) rel.set(m.rowids[i], m.rels[i])
+  const upper = new Float64Array(executions.length).fill(-Infinity)
+  let visible = 0
+  for (let r = 0; r < executions.length; r++) {
+    if (executions[r] < 0) continue
+    upper[r] = blendedScore((rel.get(r) ?? 0) + bound, executions[r])
+    visible++
+  }
+  if (visible <= want) return null
+  const least = kthLargest(upper, want)
+  const rowids: number[] = []
+  let above = -Infinity
+  for (let r = 0; r < upper.length; r++) {
+    if (upper[r] >= least) rowids.push(r)
+    else if (upper[r] > above) above = upper[r]
+  }
+  return rowids.length <= MAX_PARTIAL ? { rowids, above } : null
+}
+
 /**
  * The page of a query with wide phrases (relevance.ts's wideLists), exact without their whole
- * lists when it can be. Each adds less than WIDE_BOUND to any agent, so an agent whose relevance
- * without them is below `floor` stays below `floor + bound` with them, where no score reaches the
- * k-th best one. The wide phrases are read for the other agents only, the page ranked from that,
- * and it stands when it is full and its last score is above every score an agent left out could
- * have (every hit then has its exact relevance, summed in phrase order as FTS5 sums it); else the
- * wide lists are read whole, as any list is.
+ * lists when it can be. Each adds less than WIDE_BOUND to any agent's relevance, so every agent's
+ * score has a known ceiling before they are read: they are read for the agents whose ceiling is
+ * highest (nearMatches, else popularMatches), the page ranked from that, and it stands when it is
+ * full and its last score is above every ceiling left out (every hit then has its exact relevance,
+ * summed in phrase order as FTS5 sums it). Else the wide lists are read whole, as any list is.
  */
-async function widePage(db: D1Database, read: Read, phrases: QueryPhrases, lexical: (partial?: Map<string, PhraseList>) => Matches, pager: Pager, limit: number, offset: number): Promise<ScoredAgent[]> {
+async function widePage(
+  db: D1Database,
+  read: Read,
+  phrases: QueryPhrases,
+  lexical: (partial?: Map<string, PhraseList>) => Matches,
+  pager: Pager,
+  ranker: PublicRanker | null,
+  limit: number,
+  offset: number,
+): Promise<ScoredAgent[]> {
   const k = offset + limit
   const m = lexical()
-  const bound = WIDE_BOUND * phrases.wide.size
-  const floor = m.rowids.length >= k ? relevanceFloor(relevancePart(kthLargest(m.rels, k))) - bound : -Infinity
-  if (floor > 0) {
-    const near: number[] = []
-    for (let i = 0; i < m.rowids.length && near.length <= MAX_PARTIAL; i++) if (m.rels[i] >= floor) near.push(m.rowids[i])
-    if (near.length <= MAX_PARTIAL) {
-      const wide = [...phrases.wide]
-      const queries = wide.map((expr) => restrictedListQuery(db, expr, near))
-      const results = await read(queries.map((q) => q.statement))
-      const rows = await pager.page(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))))
-      const last = rows[rows.length - 1]
-      // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
-      if (rows.length === limit && last && last.score - 1e-6 > relevancePart(floor + bound) + POPULARITY_WEIGHT) return rows
-    }
+  // Lifted by a hair, so rounding in the sums cannot take a ceiling below a score.
+  const bound = WIDE_BOUND * phrases.wide.size * (1 + 1e-9)
+  const partial = nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound)
+  if (partial) {
+    const wide = [...phrases.wide]
+    const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
+    const results = await read(queries.map((q) => q.statement))
+    const rows = await pager.page(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))))
+    const last = rows[rows.length - 1]
+    // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
+    if (rows.length === limit && last && last.score - 1e-6 > partial.above) return rows
   }
   const whole = { ...phrases, wide: new Set<string>() }
   await readLists(db, read, whole)
