@@ -208,26 +208,58 @@ export const listBytes = (l: PhraseList) => l.rowids.byteLength + l.values.byteL
 export const LIST_CHUNK = 50_000
 
 /**
- * bm25 of a phrase for up to `chunk` agents it matches past rowid `after`, as one text value ("rowid
- * rel rowid rel ..."): far cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every
- * double exact. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
+ * bm25 of a phrase for up to `chunk` agents it matches past rowid `after`, as one text value: far
+ * cheaper to carry out of D1 than thousands of rows. Agents are grouped by relevance ("rel:rowid
+ * rowid ...;rel:rowid ..."), since a list holds few distinct values: each is formatted once
+ * (`%!.17g` keeps every double exact), which saves about a fifth of the SQL time of formatting each
+ * agent's. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
  */
 const relevanceList = (param: string, after: string | null, chunk: number) =>
   `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
       WHERE agents_fts MATCH ${param}${after === null ? '' : ` AND rowid > ${after}`} ORDER BY rowid LIMIT ${chunk})
-    SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x)`
+    ${groupedText})`
 
-/** Reads a list as the relevance list query carries it: "rowid rel rowid rel ...", rowids ascending. */
+/** The text of relevance list `x` (rowid `r`, relevance `s`), as parseList reads it. */
+const groupedText = `SELECT coalesce(group_concat(printf('%!.17g', s) || ':' || ids, ';'), '') FROM (SELECT s, group_concat(r, ' ') AS ids FROM x GROUP BY s)`
+
+/**
+ * Reads a list as the relevance list query carries it ("rel:rowid rowid ...;rel:...", groups and
+ * rowids in any order) into rowid order. Each agent is keyed as rowid · groups + group, exact
+ * below 2^53, so one numeric sort orders them.
+ */
 export function parseList(text: string | null): PhraseList {
-  const parts = text ? text.split(' ') : []
-  const n = parts.length / 2
-  const ids = new Float64Array(n)
-  const rels = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    ids[i] = Number(parts[2 * i])
-    rels[i] = Number(parts[2 * i + 1])
+  const groups = text ? text.split(';') : []
+  const g = groups.length
+  const values = new Float64Array(g)
+  const idLists: string[][] = []
+  let n = 0
+  for (let j = 0; j < g; j++) {
+    const colon = groups[j].indexOf(':')
+    values[j] = Number(groups[j].slice(0, colon))
+    idLists.push(groups[j].slice(colon + 1).split(' '))
+    n += idLists[j].length
   }
-  return buildList(ids, rels)
+  const keys = new Float64Array(n)
+  let i = 0
+  for (let j = 0; j < g; j++) for (const id of idLists[j]) keys[i++] = Number(id) * g + j
+  if (keys.some((key) => key >= Number.MAX_SAFE_INTEGER)) {
+    const pairs = idLists.flatMap((ids, j) => ids.map((id) => [Number(id), values[j]] as const)).sort((a, b) => a[0] - b[0])
+    return buildList(
+      Float64Array.from(pairs, (p) => p[0]),
+      Float64Array.from(pairs, (p) => p[1]),
+    )
+  }
+  keys.sort()
+  const ids = new Float64Array(n)
+  const at = values.length <= 256 ? new Uint8Array(n) : values.length <= 65536 ? new Uint16Array(n) : new Uint32Array(n)
+  for (let k = 0; k < n; k++) {
+    let rowid = Math.floor(keys[k] / g)
+    if (rowid * g > keys[k]) rowid--
+    else if (keys[k] - rowid * g >= g) rowid++
+    ids[k] = rowid
+    at[k] = keys[k] - rowid * g
+  }
+  return { rowids: n === 0 || ids[n - 1] < 2 ** 32 ? Uint32Array.from(ids) : ids, values, at }
 }
 
 /** One list of the chunks of a list, in order. */
@@ -351,7 +383,7 @@ export function phraseListsQuery(
   }
 }
 
-/** What a list column holds in place of a wide phrase's list (a list is digits and spaces, or ''). */
+/** What a list column holds in place of a wide phrase's list (a list is numbers, ':', ';' and spaces, or ''). */
 const WIDE = '*'
 
 /**
@@ -385,8 +417,8 @@ export function restrictedListQuery(db: D1Database, phrase: string, rowids: Arra
     statement: db
       .prepare(
         `SELECT (WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
-                  WHERE agents_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2)) ORDER BY rowid)
-                SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x) AS l`,
+                  WHERE agents_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2)))
+                ${groupedText}) AS l`,
       )
       .bind(phrase, JSON.stringify(Array.from(rowids))),
     read: ({ results }) => parseList((results[0] as { l: string | null } | undefined)?.l ?? null),
