@@ -342,8 +342,8 @@ async function widePage(
 ): Promise<ScoredAgent[]> {
   const k = offset + limit
   const m = lexical()
-  // Lifted by a hair, so rounding in the sums cannot take a ceiling below a score.
-  const bound = WIDE_BOUND * phrases.wide.size * (1 + 1e-9)
+  // Lifted by far more than rounding in the sums can move a relevance, so no ceiling falls below a score.
+  const bound = WIDE_BOUND * phrases.wide.size + 1e-9
   const partial = nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound)
   if (partial) {
     const wide = [...phrases.wide]
