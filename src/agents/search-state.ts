@@ -4,7 +4,8 @@
  * What is held. Everything here is derived from D1 and can be dropped at any time (a search then
  * reads D1 again):
  *   - caches, in ONE least-recently-used store bounded by CACHE_BUDGET bytes together: relevance
- *     lists per phrase (relevance.ts), typo corrections per word, pages of public searches
+ *     lists per phrase (relevance.ts) and which phrases are too wide to read whole, typo
+ *     corrections per word, pages of public searches
  *     (search.ts) and query vectors per embedder and text (hybrid.ts);
  *   - the public ranking state: every public agent's executions by rowid (public-rank.ts), 8 bytes
  *     a rowid;
