@@ -38,7 +38,11 @@ for (const agents of sizes) {
   // The public ranking state, loaded chunk by chunk as from D1.
   await publicRank.publicRanker(fakeDb(), fakePublicRead(agents), { index: 'e:1', version: 1 })
   // Lists spanning the rowid range make the scratch arrays their full size.
-  const list = (from) => db.parseList(Array.from({ length: 1000 }, (_, i) => `${from + i * Math.floor(agents / 1000)} ${(i % 7) + 0.5}`).join(' '))
+  // As the list query carries them: agents grouped by relevance ("rel:rowid rowid ...;...").
+  const list = (from) =>
+    db.parseList(
+      Array.from({ length: 7 }, (_, v) => `${v + 0.5}:${Array.from({ length: 1000 }, (_, i) => i).filter((i) => i % 7 === v).map((i) => from + i * Math.floor(agents / 1000)).join(' ')}`).join(';'),
+    )
   relevance.sumLists([
     { expr: 'a', list: list(1) },
     { expr: 'b', list: list(2) },

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { parseList, type PhraseList } from '../src/db/agents'
 import { sumLists } from '../src/agents/relevance'
 
-const text = (pairs: [number, number][]) => pairs.map(([r, v]) => `${r} ${v.toPrecision(17)}`).join(' ')
+/** A list as the SQL carries it: agents grouped by relevance, groups and agents in no particular order. */
+function text(pairs: [number, number][]): string {
+  const groups = new Map<number, number[]>()
+  for (const [r, v] of [...pairs].reverse()) groups.set(v, [...(groups.get(v) ?? []), r])
+  return [...groups].map(([v, ids]) => `${v.toPrecision(17)}:${ids.join(' ')}`).join(';')
+}
 const rels = (l: PhraseList) => Array.from(l.at, (k) => l.values[k])
 
 describe('compact relevance lists', () => {
@@ -21,6 +26,13 @@ describe('compact relevance lists', () => {
     const list = parseList(text(pairs))
     expect(list.at).toBeInstanceOf(Uint16Array)
     expect(list.rowids).toBeInstanceOf(Float64Array)
+    expect(Array.from(list.rowids)).toEqual(pairs.map((p) => p[0]))
+    expect(rels(list)).toEqual(pairs.map((p) => p[1]))
+  })
+
+  it('orders rowids too large to key with their group', () => {
+    const pairs: [number, number][] = Array.from({ length: 20 }, (_, i) => [2 ** 50 + 7 * i, [0.5, 2.5, 1 / 7][i % 3]])
+    const list = parseList(text(pairs))
     expect(Array.from(list.rowids)).toEqual(pairs.map((p) => p[0]))
     expect(rels(list)).toEqual(pairs.map((p) => p[1]))
   })

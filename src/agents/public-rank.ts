@@ -125,6 +125,8 @@ export interface PublicRanker {
   rank(m: Matches, k: number): RankedAgent[] | null
   /** True once the state is known to be at least as new as the catalog this search saw. */
   current(): boolean
+  /** Every public agent's executions by rowid (-1: not public) once `current`, else null. */
+  executions(): Float64Array | null
 }
 
 /**
@@ -157,7 +159,8 @@ export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoin
   }
   let upToDate = publicRanking.state.version >= seen.version
   const current = () => upToDate && fits()
-  if (upToDate) return { read, rank, current }
+  const executions = () => (current() ? publicRanking.state!.executions : null)
+  if (upToDate) return { read, rank, current, executions }
   const since = publicRanking.state.version
   let first = true
   const readWithChanges: Read = async (statements) => {
@@ -168,5 +171,5 @@ export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoin
     upToDate = apply(changes.read(results[results.length - 1]), since) && publicRanking.state!.version >= seen.version
     return results.slice(0, -1)
   }
-  return { read: readWithChanges, rank, current }
+  return { read: readWithChanges, rank, current, executions }
 }

@@ -31,20 +31,31 @@ export interface QueryPhrases {
   lists: Map<string, PhraseList>
   /** Set only once the last term is known to match nothing as a word. */
   prefixList: PhraseList | undefined
+  /** Phrases known to be wide (in half the agents or more, see wideLists) whose full list is not read. */
+  wide: Set<string>
   indexVersion: string | null
 }
+
+/**
+ * Phrases in at least `min` agents and in half of them or more are wide: FTS5 gives them next to no
+ * relevance (db/agents.ts's WIDE_BOUND) yet scoring their lists costs the most. Lexical search reads
+ * them only for the agents that can reach the page (search.ts), their full list only when it has to.
+ */
+export const wideLists = { min: 20_000 }
 
 export function lookupPhrases(indexVersion: string | null, terms: string[]): QueryPhrases {
   const exprs = terms.map((t) => phrase(t))
   const last = terms[terms.length - 1]
   const lists = new Map<string, PhraseList>()
+  const wide = new Set<string>()
   for (const expr of exprs) {
     const hit = cachedList(indexVersion, expr)
     if (hit) lists.set(expr, hit)
+    else if (indexVersion && cached.wide(indexVersion, expr)) wide.add(expr)
   }
   const prefix = last.length >= 2 ? phrase(last, true) : null
   const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(indexVersion, prefix) : undefined
-  return { exprs, prefix, lists, prefixList, indexVersion }
+  return { exprs, prefix, lists, prefixList, wide, indexVersion }
 }
 
 /** What the cache lacks: the phrases to read and the query reading them, or null when it has everything. */
@@ -55,15 +66,18 @@ export interface MissingLists {
   query: Query<FetchedLists>
 }
 
-/** `probeOf` gives the typo probe to send with a phrase's list read, if any (see phraseListsQuery). */
-export function missingLists(db: D1Database, q: QueryPhrases, probeOf: (expr: string) => GramProbe | null = () => null): MissingLists | null {
-  const phrases = q.exprs.filter((e) => !q.lists.has(e))
+/**
+ * `probeOf` gives the typo probe to send with a phrase's list read, if any (see phraseListsQuery);
+ * with `wideMin`, a phrase that turns out wide (wideLists) comes back as such instead of its list.
+ */
+export function missingLists(db: D1Database, q: QueryPhrases, probeOf: (expr: string) => GramProbe | null = () => null, wideMin: number | null = null): MissingLists | null {
+  const phrases = q.exprs.filter((e) => !q.lists.has(e) && !q.wide.has(e))
   const lastExpr = q.exprs[q.exprs.length - 1]
   // The prefix is needed unless the last term is known to match as a word.
-  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length
+  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length && !q.wide.has(lastExpr)
   if (phrases.length === 0 && !wantPrefix) return null
   const fallback = wantPrefix ? q.prefix! : null
-  return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null, LIST_CHUNK, phrases.map(probeOf)) }
+  return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null, LIST_CHUNK, phrases.map(probeOf), wideMin) }
 }
 
 /**
@@ -89,6 +103,7 @@ export async function completeLists(db: D1Database, read: Read, missing: Missing
   return {
     lists: lists.slice(0, missing.phrases.length),
     fallback: missing.fallback && fetched.fallback ? lists[missing.phrases.length] : fetched.fallback,
+    wide: fetched.wide,
     near: fetched.near,
     vocabulary: fetched.vocabulary,
   }
@@ -108,6 +123,11 @@ export function likelyEmpty(missing: MissingLists): boolean {
 export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedLists): boolean {
   const lastExpr = q.exprs[q.exprs.length - 1]
   missing.phrases.forEach((expr, i) => {
+    if (fetched.wide?.[i]) {
+      q.wide.add(expr)
+      if (q.indexVersion) cached.setWide(q.indexVersion, expr)
+      return
+    }
     q.lists.set(expr, fetched.lists[i])
     rememberList(q.indexVersion, expr, fetched.lists[i])
     const empty = fetched.lists[i].rowids.length === 0 && (expr !== lastExpr || !fetched.fallback?.rowids.length)
@@ -117,12 +137,15 @@ export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedL
     q.prefixList = fetched.fallback
     rememberList(q.indexVersion, q.prefix!, fetched.fallback)
   }
-  return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0
+  return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0 || (fetched.wide?.some(Boolean) ?? false)
 }
 
-/** The query's phrases in order with their relevance lists, phrases not known (yet) or matching nothing left out. */
-export function knownLists(q: QueryPhrases): { expr: string; list: PhraseList }[] {
-  const ordered = q.exprs.map((expr) => ({ expr, list: q.lists.get(expr) }))
+/**
+ * The query's phrases in order with their relevance lists, phrases not known (yet) or matching
+ * nothing left out; a wide phrase counts with its list in `partial` (some of its agents) if given.
+ */
+export function knownLists(q: QueryPhrases, partial?: Map<string, PhraseList>): { expr: string; list: PhraseList }[] {
+  const ordered = q.exprs.map((expr) => ({ expr, list: q.lists.get(expr) ?? partial?.get(expr) }))
   if (q.prefix && q.prefixList) ordered.push({ expr: q.prefix, list: q.prefixList })
   return ordered.filter((p): p is { expr: string; list: PhraseList } => p.list !== undefined && p.list.rowids.length > 0)
 }

@@ -4,7 +4,8 @@
  * What is held. Everything here is derived from D1 and can be dropped at any time (a search then
  * reads D1 again):
  *   - caches, in ONE least-recently-used store bounded by CACHE_BUDGET bytes together: relevance
- *     lists per phrase (relevance.ts), typo corrections per word, pages of public searches
+ *     lists per phrase (relevance.ts) and which phrases are too wide to read whole, typo
+ *     corrections per word, pages of public searches
  *     (search.ts) and query vectors per embedder and text (hybrid.ts);
  *   - the public ranking state: every public agent's executions by rowid (public-rank.ts), 8 bytes
  *     a rowid;
@@ -36,11 +37,11 @@ import { CODE_BITS, MAX_VECTORS, VectorIndex } from './vector-index'
 /** Bytes all caches share. */
 export const CACHE_BUDGET = 12 * 2 ** 20
 
-type Entry = { kind: 'list'; value: PhraseList } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
+type Entry = { kind: 'list'; value: PhraseList } | { kind: 'wide'; value: true } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
 type Kind = Entry['kind']
 
 const cache = new ByteLru<Entry>(CACHE_BUDGET)
-const byKind: Record<Kind, number> = { list: 0, typo: 0, page: 0, vector: 0 }
+const byKind: Record<Kind, number> = { list: 0, wide: 0, typo: 0, page: 0, vector: 0 }
 
 /** Keys: `<kind>|<version>|<what>`, the version being what the entry was derived from. */
 const keyOf = (kind: Kind, version: string, what: string) => `${kind}|${version}|${what}`
@@ -58,6 +59,9 @@ export const cached = {
   list: (index: string, phrase: string) => get('list', index, phrase),
   setList: (index: string, phrase: string, list: PhraseList) =>
     set({ kind: 'list', value: list }, index, phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 64),
+  /** A phrase is wide (relevance.ts's wideLists) at this index version: its list is not read whole. */
+  wide: (index: string, phrase: string) => get('wide', index, phrase),
+  setWide: (index: string, phrase: string) => set({ kind: 'wide', value: true }, index, phrase, 2 * phrase.length + 64),
   typo: (index: string, word: string) => get('typo', index, word),
   setTypo: (index: string, word: string, near: string[]) => set({ kind: 'typo', value: near }, index, word, 64 + 16 * near.length + 2 * word.length),
   page: (catalog: string, key: string) => get('page', catalog, key),
@@ -194,7 +198,7 @@ export function searchMemory(): Record<string, number> {
   for (const k of Object.keys(byKind) as Kind[]) byKind[k] = 0
   cache.forEach((_, e, bytes) => (byKind[e.kind] += bytes))
   const parts = {
-    relevance_lists: byKind.list,
+    relevance_lists: byKind.list + byKind.wide,
     typo_corrections: byKind.typo,
     page_cache: byKind.page + askedOnce.size * 48,
     query_vectors: byKind.vector,

@@ -1,6 +1,7 @@
 import {
   listByPopularityQuery,
   rankCandidatesQuery,
+  restrictedListQuery,
   runQueries,
   runQuery,
   type AgentRow,
@@ -11,6 +12,7 @@ import {
   type ScoredAgent,
   type Viewer,
   type VisibilityFilter,
+  WIDE_BOUND,
 } from '../db/agents'
 import { agentsByRowidQuery } from '../db/public-agents'
 import type { VocabularyWord } from '../db/search-words'
@@ -19,8 +21,8 @@ import type { Embedder } from './embedder'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
-import { partFloor, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
-import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, type Matches, type QueryPhrases } from './relevance'
+import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
+import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, wideLists, type Matches, type QueryPhrases } from './relevance'
 import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex } from './search-state'
 import { remoteVectors } from './vectorize'
 
@@ -222,10 +224,17 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const inD1 = d1Pager(db, read, base, s.limit, offset)
   const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
   const phrases = lookupPhrases(indexVersion, terms)
-  let matches = sumLists(knownLists(phrases))
+  // Hybrid search fuses every lexical match, so it reads wide lists whole.
+  if (semantic) phrases.wide.clear()
+  let typoLists: { expr: string; list: PhraseList }[] = []
+  const lexical = (partial?: Map<string, PhraseList>): Matches => {
+    const known = knownLists(phrases, partial)
+    return typoLists.length > 0 ? { ...sumLists([...known, ...typoLists]), match: '' } : sumLists(known)
+  }
+  let matches = lexical()
   // A word read for the first time also brings its near spellings, in case it matches nothing.
   const termOf = new Map(terms.map((t) => [phrase(t), t]))
-  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!))
+  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!), semantic ? null : wideLists.min)
   const nearFetched = new Map<string, VocabularyWord[]>()
   let vocabulary: string | null = null
   if (missing) {
@@ -236,19 +245,19 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
     vocabulary = fetched.vocabulary ?? null
     sawVocabulary(vocabulary)
-    if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = sumLists(knownLists(phrases))
+    if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = lexical()
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
-  const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !(t === last && phrases.prefixList?.rowids.length))
+  const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !phrases.wide.has(phrase(t)) && !(t === last && phrases.prefixList?.rowids.length))
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
       const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
       await readLists(db, read, fixes)
       // Spellings of one stem ("invoice", "invoices") have the same list: it counts once.
-      const typoLists = distinctLists(knownLists(fixes)).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
-      if (typoLists.length > 0) matches = { ...sumLists([...knownLists(phrases), ...typoLists]), match: '' }
+      typoLists = distinctLists(knownLists(fixes)).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+      if (typoLists.length > 0) matches = lexical()
     }
   }
   const vector = queryVector ? await queryVector : null
@@ -257,5 +266,96 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     const source = await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null))
     if (source) matches = fuse(matches, vector, source)
   }
+  if (phrases.wide.size > 0) return widePage(db, read, phrases, lexical, pager, ranker, s.limit, offset)
   return matches.rowids.length > 0 ? pager.page(matches) : []
+}
+
+/** Most agents a wide phrase is read for before its whole list is read instead. */
+const MAX_PARTIAL = 20_000
+
+/** Agents to read wide phrases for, and the best score any agent left out can have. */
+interface Partial {
+  rowids: number[]
+  above: number
+}
+
+/**
+ * The agents whose relevance without the wide phrases (`m`) is within `bound` of what the best
+ * `2k + 20` need to reach the page: any other stays below them with the wide phrases. Going past the
+ * k-th best leaves room for popularity, so the page's last score usually clears the ceiling.
+ */
+function nearMatches(m: Matches, k: number, bound: number): Partial | null {
+  if (m.rowids.length < k) return null
+  const floor = relevanceFloor(relevancePart(kthLargest(m.rels, Math.min(m.rowids.length, 2 * k + 20)))) - bound
+  if (!(floor > 0)) return null
+  const rowids: number[] = []
+  for (let i = 0; i < m.rowids.length && rowids.length <= MAX_PARTIAL; i++) if (m.rels[i] >= floor) rowids.push(m.rowids[i])
+  return rowids.length <= MAX_PARTIAL ? { rowids, above: relevancePart(floor + bound) + POPULARITY_WEIGHT } : null
+}
+
+/**
+ * For public searches where few agents match anything but the wide phrases (which most agents
+ * match, and which add almost nothing, so popularity orders the page): the public agents whose score
+ * can be highest, each at most its score with `bound` more relevance, the best `2k + 20` of them (and
+ * any tied with the last), from every public agent's executions.
+ */
+function popularMatches(m: Matches, executions: Float64Array | null, k: number, bound: number): Partial | null {
+  const want = 2 * k + 20
+  if (!executions || want > 1000 || m.rowids.length > MAX_PARTIAL) return null
+  const rel = new Map<number, number>()
+  for (let i = 0; i < m.rowids.length; i++) rel.set(m.rowids[i], m.rels[i])
+  const upper = new Float64Array(executions.length).fill(-Infinity)
+  let visible = 0
+  for (let r = 0; r < executions.length; r++) {
+    if (executions[r] < 0) continue
+    upper[r] = blendedScore((rel.get(r) ?? 0) + bound, executions[r])
+    visible++
+  }
+  if (visible <= want) return null
+  const least = kthLargest(upper, want)
+  const rowids: number[] = []
+  let above = -Infinity
+  for (let r = 0; r < upper.length; r++) {
+    if (upper[r] >= least) rowids.push(r)
+    else if (upper[r] > above) above = upper[r]
+  }
+  return rowids.length <= MAX_PARTIAL ? { rowids, above } : null
+}
+
+/**
+ * The page of a query with wide phrases (relevance.ts's wideLists), exact without their whole
+ * lists when it can be. Each adds less than WIDE_BOUND to any agent's relevance, so every agent's
+ * score has a known ceiling before they are read: they are read for the agents whose ceiling is
+ * highest (nearMatches, else popularMatches), the page ranked from that, and it stands when it is
+ * full and its last score is above every ceiling left out (every hit then has its exact relevance,
+ * summed in phrase order as FTS5 sums it). Else the wide lists are read whole, as any list is.
+ */
+async function widePage(
+  db: D1Database,
+  read: Read,
+  phrases: QueryPhrases,
+  lexical: (partial?: Map<string, PhraseList>) => Matches,
+  pager: Pager,
+  ranker: PublicRanker | null,
+  limit: number,
+  offset: number,
+): Promise<ScoredAgent[]> {
+  const k = offset + limit
+  const m = lexical()
+  // Lifted by far more than rounding in the sums can move a relevance, so no ceiling falls below a score.
+  const bound = WIDE_BOUND * phrases.wide.size + 1e-9
+  const partial = nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound)
+  if (partial) {
+    const wide = [...phrases.wide]
+    const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
+    const results = await read(queries.map((q) => q.statement))
+    const rows = await pager.page(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))))
+    const last = rows[rows.length - 1]
+    // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
+    if (rows.length === limit && last && last.score - 1e-6 > partial.above) return rows
+  }
+  const whole = { ...phrases, wide: new Set<string>() }
+  await readLists(db, read, whole)
+  const all = lexical()
+  return all.rowids.length > 0 ? pager.page(all) : []
 }

@@ -208,26 +208,58 @@ export const listBytes = (l: PhraseList) => l.rowids.byteLength + l.values.byteL
 export const LIST_CHUNK = 50_000
 
 /**
- * bm25 of a phrase for up to `chunk` agents it matches past rowid `after`, as one text value ("rowid
- * rel rowid rel ..."): far cheaper to carry out of D1 than thousands of rows, and `%!.17g` keeps every
- * double exact. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
+ * bm25 of a phrase for up to `chunk` agents it matches past rowid `after`, as one text value: far
+ * cheaper to carry out of D1 than thousands of rows. Agents are grouped by relevance ("rel:rowid
+ * rowid ...;rel:rowid ..."), since a list holds few distinct values: each is formatted once
+ * (`%!.17g` keeps every double exact), which saves about a fifth of the SQL time of formatting each
+ * agent's. bm25 takes its statistics from the whole index, so a chunk's values are the list's.
  */
 const relevanceList = (param: string, after: string | null, chunk: number) =>
   `(WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
       WHERE agents_fts MATCH ${param}${after === null ? '' : ` AND rowid > ${after}`} ORDER BY rowid LIMIT ${chunk})
-    SELECT coalesce(group_concat(r || ' ' || printf('%!.17g', s), ' '), '') FROM x)`
+    ${groupedText})`
 
-/** Reads a list as the relevance list query carries it: "rowid rel rowid rel ...", rowids ascending. */
+/** The text of relevance list `x` (rowid `r`, relevance `s`), as parseList reads it. */
+const groupedText = `SELECT coalesce(group_concat(printf('%!.17g', s) || ':' || ids, ';'), '') FROM (SELECT s, group_concat(r, ' ') AS ids FROM x GROUP BY s)`
+
+/**
+ * Reads a list as the relevance list query carries it ("rel:rowid rowid ...;rel:...", groups and
+ * rowids in any order) into rowid order. Each agent is keyed as rowid · groups + group, exact
+ * below 2^53, so one numeric sort orders them.
+ */
 export function parseList(text: string | null): PhraseList {
-  const parts = text ? text.split(' ') : []
-  const n = parts.length / 2
-  const ids = new Float64Array(n)
-  const rels = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    ids[i] = Number(parts[2 * i])
-    rels[i] = Number(parts[2 * i + 1])
+  const groups = text ? text.split(';') : []
+  const g = groups.length
+  const values = new Float64Array(g)
+  const idLists: string[][] = []
+  let n = 0
+  for (let j = 0; j < g; j++) {
+    const colon = groups[j].indexOf(':')
+    values[j] = Number(groups[j].slice(0, colon))
+    idLists.push(groups[j].slice(colon + 1).split(' '))
+    n += idLists[j].length
   }
-  return buildList(ids, rels)
+  const keys = new Float64Array(n)
+  let i = 0
+  for (let j = 0; j < g; j++) for (const id of idLists[j]) keys[i++] = Number(id) * g + j
+  if (keys.some((key) => key >= Number.MAX_SAFE_INTEGER)) {
+    const pairs = idLists.flatMap((ids, j) => ids.map((id) => [Number(id), values[j]] as const)).sort((a, b) => a[0] - b[0])
+    return buildList(
+      Float64Array.from(pairs, (p) => p[0]),
+      Float64Array.from(pairs, (p) => p[1]),
+    )
+  }
+  keys.sort()
+  const ids = new Float64Array(n)
+  const at = values.length <= 256 ? new Uint8Array(n) : values.length <= 65536 ? new Uint16Array(n) : new Uint32Array(n)
+  for (let k = 0; k < n; k++) {
+    let rowid = Math.floor(keys[k] / g)
+    if (rowid * g > keys[k]) rowid--
+    else if (keys[k] - rowid * g >= g) rowid++
+    ids[k] = rowid
+    at[k] = keys[k] - rowid * g
+  }
+  return { rowids: n === 0 || ids[n - 1] < 2 ** 32 ? Uint32Array.from(ids) : ids, values, at }
 }
 
 /** One list of the chunks of a list, in order. */
@@ -294,6 +326,8 @@ export async function runQueries<A, B>(read: Read, a: Query<A>, b: Query<B>): Pr
 
 export interface FetchedLists {
   lists: PhraseList[]
+  /** Per phrase: true when it was left unread as wide (see phraseListsQuery); its list is then empty. */
+  wide?: boolean[]
   fallback: PhraseList | null
   /** Per phrase, the vocabulary words near its word when it was probed and matches nothing, else null. */
   near: (VocabularyWord[] | null)[]
@@ -311,8 +345,16 @@ export interface FetchedLists {
  * typo lookup needs no round trip of its own; again CASE is lazy, so a phrase that matches costs
  * no lookup.
  */
-export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { phrase: string; unless: string } | null, chunk = LIST_CHUNK, probes: (GramProbe | null)[] = []): Query<FetchedLists> {
-  const columns = phrases.map((_, i) => `${relevanceList(`?${i + 3}`, null, chunk)} AS l${i}`)
+export function phraseListsQuery(
+  db: D1Database,
+  phrases: string[],
+  fallback: { phrase: string; unless: string } | null,
+  chunk = LIST_CHUNK,
+  probes: (GramProbe | null)[] = [],
+  wideMin: number | null = null,
+): Query<FetchedLists> {
+  const list = (param: string) => (wideMin === null ? relevanceList(param, null, chunk) : `CASE WHEN ${wideSql(param, wideMin)} THEN '${WIDE}' ELSE ${relevanceList(param, null, chunk)} END`)
+  const columns = phrases.map((_, i) => `${list(`?${i + 3}`)} AS l${i}`)
   columns.push(`CASE WHEN ?1 IS NULL OR EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?2) THEN NULL ELSE ${relevanceList('?1', null, chunk)} END AS fallback`)
   const probeBinds: string[] = []
   phrases.forEach((_, i) => {
@@ -328,7 +370,8 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
     read: ({ results }) => {
       const row = results[0] as Record<string, string | null> | undefined
       return {
-        lists: phrases.map((_, i) => parseList(row?.[`l${i}`] ?? null)),
+        lists: phrases.map((_, i) => (row?.[`l${i}`] === WIDE ? parseList(null) : parseList(row?.[`l${i}`] ?? null))),
+        wide: phrases.map((_, i) => row?.[`l${i}`] === WIDE),
         fallback: row?.fallback === null || row?.fallback === undefined ? null : parseList(row.fallback),
         near: phrases.map((_, i) => {
           const near = row?.[`n${i}`]
@@ -337,6 +380,48 @@ export function phraseListsQuery(db: D1Database, phrases: string[], fallback: { 
         vocabulary: row?.vocabulary ?? null,
       }
     },
+  }
+}
+
+/** What a list column holds in place of a wide phrase's list (a list is numbers, ':', ';' and spaces, or ''). */
+const WIDE = '*'
+
+/**
+ * True for a phrase (SQL parameter `param`) in at least `min` agents and at least half of them. For
+ * such a phrase FTS5's bm25 floors the idf (log((N - n + 0.5) / (n + 0.5)) <= 0) to 1e-6, so it adds
+ * less than WIDE_BOUND to any agent's relevance, yet its list is the longest to score and carry. The
+ * first count stops at `min`, so a narrower phrase costs next to nothing more; the row count is
+ * FTS5's own (one docsize row per indexed agent), the N of its idf.
+ */
+const wideSql = (param: string, min: number) => {
+  if (!Number.isSafeInteger(min) || min < 1) throw new Error(`not a positive integer: ${min}`)
+  return `(SELECT count(*) FROM (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ${param} LIMIT ${min})) >= ${min}
+      AND 2 * (SELECT count(*) FROM agents_fts WHERE agents_fts MATCH ${param}) >= (SELECT count(*) FROM agents_fts_docsize)`
+}
+
+/**
+ * What a phrase whose idf FTS5 floors adds to an agent's relevance, at most: 1e-6 · F(k1 + 1) / (F +
+ * k1(1 - b + b·D/avgdl)) < 1e-6 · (k1 + 1), with FTS5's k1 = 1.2 and b = 0.75 and every column
+ * weight positive.
+ */
+export const WIDE_BOUND = 2.2e-6
+
+/**
+ * A phrase's relevance for just the agents `rowids` (rowid ascending; those it does not match left
+ * out), equal to its full list's values there. The unary + keeps SQLite from handing the rowids to
+ * FTS5 one by one (each would be a query of its own, idf counted again): the phrase's agents are
+ * scanned once and only the asked ones scored.
+ */
+export function restrictedListQuery(db: D1Database, phrase: string, rowids: ArrayLike<number>): Query<PhraseList> {
+  return {
+    statement: db
+      .prepare(
+        `SELECT (WITH x AS MATERIALIZED (SELECT rowid AS r, -bm25(agents_fts, ${WORD_WEIGHTS}) AS s FROM agents_fts
+                  WHERE agents_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2)))
+                ${groupedText}) AS l`,
+      )
+      .bind(phrase, JSON.stringify(Array.from(rowids))),
+    read: ({ results }) => parseList((results[0] as { l: string | null } | undefined)?.l ?? null),
   }
 }
 

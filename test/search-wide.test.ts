@@ -1,0 +1,164 @@
+import { env } from 'cloudflare:test'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wideLists } from '../src/agents/relevance'
+import { cached } from '../src/agents/search-state'
+import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
+import { action, createTeam, newCaller, type Json } from './helpers'
+
+/**
+ * Words in half the agents or more (wide: FTS5 floors their idf) are read only for the agents that
+ * can reach the page. These tests lower the size a wide word needs to 1 and hold every page of
+ * queries with such words to a brute-force ranking of every match.
+ */
+
+const AGENTS = 600
+let seed = 11
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31
+  return seed / 2 ** 31
+}
+const SYLLABLES = 'ka lo mi ne ru sa ti vo'.split(' ')
+const VOCAB = Array.from({ length: 64 }, (_, i) => SYLLABLES[i % 8] + SYLLABLES[Math.floor(i / 8)] + 'n')
+const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2)]
+const words = (n: number) => Array.from({ length: n }, word).join(' ')
+
+let viewer: { token: string; accountId: string }
+let teamId: string
+const readBatch = (statements: D1PreparedStatement[]) => env.DB.batch<Record<string, unknown>>(statements)
+
+beforeAll(async () => {
+  wideLists.min = 1
+  viewer = await newCaller('wide viewer')
+  const other = await newCaller('wide other')
+  teamId = await createTeam('wide team', [viewer.accountId])
+  const insert = env.DB.prepare(
+    `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+     VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', ?, 0, 0)`,
+  )
+  const rows = []
+  for (let i = 0; i < AGENTS; i++) {
+    const r = rand()
+    const [visibility, owner, team] = r < 0.08 ? ['private', viewer.accountId, null] : r < 0.16 ? ['team', other.accountId, teamId] : ['public', other.accountId, null]
+    const executions = [0, 0, 5, 40, 300, 2000][Math.floor(rand() * 6)]
+    // "everyn" in every agent, "commonn" in about 70% of them, sometimes twice: both are wide.
+    const common = rand() < 0.7 ? (rand() < 0.3 ? 'commonn commonn ' : 'commonn ') : ''
+    rows.push(insert.bind(`wide${i}`, words(1 + Math.floor(rand() * 3)), common + words(3 + Math.floor(rand() * 8)), visibility, owner, team, executions, `everyn ${words(Math.floor(rand() * 3))}`))
+  }
+  for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
+})
+
+afterAll(() => {
+  wideLists.min = 20_000
+})
+
+async function bruteForce(match: string, status: string): Promise<string[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
+            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
+       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
+       JOIN agents a ON a.rowid = m.rid`,
+  )
+    .bind(match)
+    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
+  const own = (r: { owner: string }) => r.owner === viewer.accountId
+  const visible = results.filter((r) =>
+    status === 'public'
+      ? r.visibility === 'public'
+      : status === 'private'
+        ? r.visibility === 'private' && own(r)
+        : status === 'team'
+          ? r.visibility === 'team' && (r.team === teamId || own(r))
+          : r.visibility === 'public' || own(r) || (r.visibility === 'team' && r.team === teamId),
+  )
+  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
+}
+
+let moves = 0
+/**
+ * Moves the index version (one agent's text changes), so the next search knows no list: a wide
+ * list read whole for one page would otherwise serve every later search.
+ */
+async function moveIndex(): Promise<void> {
+  await env.DB.prepare('UPDATE agents SET description = ? WHERE id = ?')
+    .bind(`${VOCAB[moves++ % 8]} commonn`, `wide${AGENTS - 1}`)
+    .run()
+}
+
+async function searchIds(query: string, status: string, limit: number, page: number): Promise<string[]> {
+  const res = await action('search', { query, status, limit, page }, viewer.token)
+  expect(res.status).toBe(200)
+  return (res.body.response as Json[]).map((h) => h.function.metadata.id as string)
+}
+
+async function indexVersion(): Promise<string> {
+  const v = await env.DB.prepare('SELECT epoch, index_version FROM catalog_version WHERE id = 1').first<{ epoch: string; index_version: number }>()
+  return `${v!.epoch}:${v!.index_version}`
+}
+
+describe('wide words', () => {
+  it('come back unread from the list read, and read for some agents equal their whole list there', async () => {
+    const fetched = await runQuery(readBatch, phraseListsQuery(env.DB, ['"everyn"', '"commonn"', `"${VOCAB[63]}"`], null, undefined, [], 1))
+    expect(fetched.wide).toEqual([true, true, false])
+    expect(fetched.lists[0].rowids.length).toBe(0)
+    expect(fetched.lists[2].rowids.length).toBeGreaterThan(0)
+    // Narrower than the size asked for: read whole.
+    const narrow = await runQuery(readBatch, phraseListsQuery(env.DB, ['"everyn"'], null, undefined, [], AGENTS + 1))
+    expect(narrow.wide).toEqual([false])
+    const whole = await runQuery(readBatch, phraseListsQuery(env.DB, ['"commonn"'], null))
+    expect(whole.lists[0].rowids.length).toBeGreaterThan(AGENTS / 2)
+    const some = [...whole.lists[0].rowids].filter((_, i) => i % 3 === 0)
+    const part = await runQuery(readBatch, restrictedListQuery(env.DB, '"commonn"', [...some, 999_999]))
+    expect([...part.rowids]).toEqual(some)
+    const value = (l: typeof part, rowid: number) => l.values[l.at[[...l.rowids].indexOf(rowid)]]
+    for (const rowid of some) expect(value(part, rowid)).toBe(value(whole.lists[0], rowid))
+  })
+
+  it('leave every page equal to a brute-force ranking of every match, for every filter and page', async () => {
+    const queries = [
+      ...Array.from({ length: 12 }, () => `everyn ${words(1 + Math.floor(rand() * 3))}`),
+      ...Array.from({ length: 8 }, () => `${words(1 + Math.floor(rand() * 2))} commonn everyn`),
+      'everyn',
+      'commonn everyn',
+      `everyn ${VOCAB[63]}`,
+    ]
+    for (const query of queries) {
+      const terms = [...new Set(query.split(' '))]
+      for (const [limit, page] of [
+        [10, 0],
+        [7, 3],
+        [1, 0],
+        [100, 1],
+      ]) {
+        await moveIndex()
+        const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), 'public')
+        expect(await searchIds(query, 'public', limit, page), `${query} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
+      }
+    }
+    expect(cached.wide(await indexVersion(), '"everyn"')).toBe(true)
+    for (const status of ['private', 'team', 'all']) {
+      for (const query of queries.slice(0, 6)) {
+        const terms = [...new Set(query.split(' '))]
+        await moveIndex()
+        const expected = await bruteForce(terms.map((t) => `"${t}"`).join(' OR '), status)
+        expect(await searchIds(query, status, 5, 1), `${status} ${query}`).toEqual(expected.slice(5, 10))
+      }
+    }
+  })
+
+  it('keep a completed prefix exact beside a wide word', async () => {
+    for (let i = 0; i < 6; i++) {
+      const partial = VOCAB[8 + i].slice(0, 3)
+      const expected = await bruteForce(`"everyn" OR "${partial}"*`, 'public')
+      expect(await searchIds(`everyn ${partial}`, 'public', 10, 0), `everyn ${partial}`).toEqual(expected.slice(0, 10))
+    }
+  })
+
+  it('stay exact after agent text changes move the index version', async () => {
+    const id = 'wide3'
+    await env.DB.prepare("UPDATE agents SET description = 'commonn commonn commonn kakan' WHERE id = ?").bind(id).run()
+    const expected = await bruteForce('"everyn" OR "kakan"', 'public')
+    expect(await searchIds('everyn kakan', 'public', 10, 0)).toEqual(expected.slice(0, 10))
+    const both = await bruteForce('"commonn" OR "everyn" OR "kakan"', 'public')
+    expect(await searchIds('commonn everyn kakan', 'public', 10, 0)).toEqual(both.slice(0, 10))
+  })
+})
