@@ -25,7 +25,7 @@ const { quantize, compact, lookupTable, tableCosine } = await importTs('src/agen
 /** The text the Worker embeds for an agent, from the Worker's own code. */
 export const { agentText: shippedAgentText } = await loadTs('src/agents/embedder.ts')
 /** The text the Worker embeds for a query (src/agents/hybrid.ts queryVector). */
-export const shippedQueryText = (q) => q.trim().replace(/\s+/g, ' ').slice(0, 1000)
+export const { queryText: shippedQueryText } = await loadTs('src/agents/hybrid.ts')
 
 const digest = (...parts) => {
   const h = createHash('sha256')

@@ -13,19 +13,12 @@ import { KS, WEIGHTS } from './fusion-grid.mjs'
 import { devSetFigures, metaToolFigures, partOf, rawOf } from './calibration-fit.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
 import { buildSeed, parameterText, renderSql } from '../seed/build.mjs'
+import { importTs as loadTs } from './load-ts.mjs'
 
 const CANDIDATES = 100
 const POPULARITY = 0.02
 
-/** Identifier-ish names as words: camelCase, snake_case, kebab-case and digit runs split. */
-export const nameWords = (name) =>
-  name
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/([A-Za-z])(\d)/g, '$1 $2')
-    .replace(/(\d)([A-Za-z])/g, '$1 $2')
-    .replace(/[_\-\s]+/g, ' ')
-    .trim()
+const { nameWords } = await loadTs('src/agents/embedder.ts')
 
 const clip = (t) => t.replace(/\s+/g, ' ').trim().slice(0, 2000)
 /** Only the parameter names: param_text gives each parameter a line starting with its name. */

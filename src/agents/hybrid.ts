@@ -54,12 +54,17 @@ export interface Semantic {
   source(lexical: Matches, query: Float32Array): Promise<VectorSource>
 }
 
+/** The text of a query that is embedded (and the key its vector is cached under). */
+export function queryText(query: string): string {
+  return query.trim().replace(/\s+/g, ' ').slice(0, 1000)
+}
+
 /**
  * The query's vector from the cache (search-state.ts: embedding dominates a hybrid search's time and
  * callers repeat queries) or the embedder; null (and the failure reported) when it fails.
  */
 export async function queryVector(embedder: Embedder, query: string, onError: (err: unknown) => void): Promise<Float32Array | null> {
-  const text = query.trim().replace(/\s+/g, ' ').slice(0, 1000)
+  const text = queryText(query)
   const hit = cached.vector(embedder.id, text)
   if (hit) return hit
   try {
