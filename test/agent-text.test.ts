@@ -3,30 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { AGENT_TEXT_VERSION, agentText, createEmbedder, nameWords } from '../src/agents/embedder'
 import { embedPending } from '../src/agents/embedding-jobs'
-import { normalize } from '../src/agents/encoder'
 import { quantize } from '../src/agents/vector-index'
 import { pendingAgents } from '../src/db/vectors'
-import type { GuardedFetch } from '../src/providers/web/fetch'
 import { createLogger } from '../src/runtime/log'
+import { hashed, hashedEmbeddings } from './hashed-embeddings'
 import { newCaller } from './helpers'
-
-const DIMS = 24
-
-/** Each word hashed to a dimension: deterministic, and sensitive to how a name is split into words. */
-function hashed(text: string): Float32Array {
-  const v = new Float32Array(DIMS)
-  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    let h = 7
-    for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0
-    v[h % DIMS] += 1
-  }
-  return normalize(v)
-}
-
-const endpoint = (async (_url: string, init?: { body?: string }) => {
-  const { input } = JSON.parse(init?.body ?? '{}') as { input: string[] }
-  return Response.json({ data: input.map((t, index) => ({ index, embedding: Array.from(hashed(t)) })) })
-}) as unknown as GuardedFetch
 
 const MODEL = 'hashed-words'
 const settings = { ...env, SEARCH_EMBEDDER: 'openai', SEARCH_EMBEDDING_BASE_URL: 'https://embeddings.test/v1', SEARCH_EMBEDDING_MODEL: MODEL }
@@ -74,9 +55,9 @@ describe('the embedded agent text', () => {
 
   it('puts the text version in every embedder id', () => {
     const ids = [
-      createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, endpoint)!.id,
-      createEmbedder({ ...env, SEARCH_EMBEDDER: 'workers-ai', AI: {} as Ai }, endpoint)!.id,
-      createEmbedder(settings, endpoint)!.id,
+      createEmbedder({ ...env, SEARCH_EMBEDDER: 'offline' }, hashedEmbeddings)!.id,
+      createEmbedder({ ...env, SEARCH_EMBEDDER: 'workers-ai', AI: {} as Ai }, hashedEmbeddings)!.id,
+      createEmbedder(settings, hashedEmbeddings)!.id,
     ]
     expect(ids).toEqual([`offline:use-lite-512-u8#text${AGENT_TEXT_VERSION}`, `workers-ai:@cf/baai/bge-base-en-v1.5#text${AGENT_TEXT_VERSION}`, `openai:${MODEL}#text${AGENT_TEXT_VERSION}`])
   })
@@ -113,10 +94,10 @@ describe('re-embedding after the agent text changes', () => {
   })
 
   it('counts vectors of the old text as not current and embeds those agents again with the new text', async () => {
-    const embedder = createEmbedder(settings, endpoint)!
+    const embedder = createEmbedder(settings, hashedEmbeddings)!
     const waiting = (await pendingAgents(env.DB, embedder.id, 1000)).map((a) => a.rowid)
     for (const r of rowids) expect(waiting).toContain(r)
-    for (let i = 0; i < 20; i++) if (!(await embedPending(settings, endpoint, log, 4)).more) break
+    for (let i = 0; i < 20; i++) if (!(await embedPending(settings, hashedEmbeddings, log, 4)).more) break
     expect(await pendingAgents(env.DB, embedder.id, 10)).toEqual([])
     const { results } = await env.DB.prepare(
       'SELECT a.name, a.description, a.param_text, v.embedder, v.vec FROM agents a JOIN agent_vectors v ON v.agent_rowid = a.rowid WHERE a.rowid IN (SELECT value FROM json_each(?))',

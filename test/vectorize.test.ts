@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { agentText, embedderId } from '../src/agents/embedder'
 import { embedPending } from '../src/agents/embedding-jobs'
-import { normalize } from '../src/agents/encoder'
 import { indexCosine, quantize } from '../src/agents/vector-index'
 import { calibratedPart } from '../src/agents/calibration'
 import { searchCatalog } from '../src/agents/search'
@@ -11,29 +10,10 @@ import type { Embedder } from '../src/agents/embedder'
 import { bestMatches, forgetAgentVector, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
 import { pendingAgents } from '../src/db/vectors'
 import { createLogger } from '../src/runtime/log'
-import type { GuardedFetch } from '../src/providers/web/fetch'
 import { FakeVectorize } from './fake-vectorize'
 import worker from '../src/index'
+import { hashed, hashedEmbeddings, HASHED_DIMS } from './hashed-embeddings'
 import { BASE, newCaller, type Json } from './helpers'
-
-const DIMS = 24
-
-/** Each word hashed to a dimension: texts sharing words are near. Deterministic. */
-function hashed(text: string): Float32Array {
-  const v = new Float32Array(DIMS)
-  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    let h = 7
-    for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0
-    v[h % DIMS] += 1
-  }
-  return normalize(v)
-}
-
-/** An OpenAI-compatible embeddings endpoint answering hashed vectors, through the guarded client's shape. */
-const embeddingsEndpoint = (async (_url: string, init?: { body?: string }) => {
-  const { input } = JSON.parse(init?.body ?? '{}') as { input: string[] }
-  return Response.json({ data: input.map((t, index) => ({ index, embedding: Array.from(hashed(t)) })) })
-}) as unknown as GuardedFetch
 
 const MODEL = 'hashed-words'
 const EMBEDDER_ID = embedderId('openai', MODEL)
@@ -56,7 +36,7 @@ async function insertAgents(n: number, prefix: string): Promise<void> {
 }
 
 describe('agent vectors in Vectorize', () => {
-  const vz = new FakeVectorize(DIMS)
+  const vz = new FakeVectorize(HASHED_DIMS)
 
   beforeAll(async () => {
     await insertAgents(60, 'vz')
@@ -64,7 +44,7 @@ describe('agent vectors in Vectorize', () => {
 
   it('upserts every embedded agent under its rowid, in its embedder namespace, before D1 keeps the vector', async () => {
     for (;;) {
-      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 4)
+      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, hashedEmbeddings, log, 4)
       if (!run.more) break
     }
     expect(await pendingAgents(env.DB, EMBEDDER_ID, 10)).toEqual([])
@@ -77,15 +57,15 @@ describe('agent vectors in Vectorize', () => {
   it('leaves agents pending when Vectorize refuses the write, so the next run writes them', async () => {
     await insertAgents(3, 'vz-late')
     vz.failWith = new Error('Vectorize unavailable')
-    await expect(embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 1)).rejects.toThrow('Vectorize unavailable')
+    await expect(embedPending({ ...env, ...settings, VECTORIZE: vz }, hashedEmbeddings, log, 1)).rejects.toThrow('Vectorize unavailable')
     expect((await pendingAgents(env.DB, EMBEDDER_ID, 10)).length).toBe(3)
     vz.failWith = null
-    await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 1)
+    await embedPending({ ...env, ...settings, VECTORIZE: vz }, hashedEmbeddings, log, 1)
     expect(await pendingAgents(env.DB, EMBEDDER_ID, 10)).toEqual([])
   })
 
   it('writes at most 1,000 vectors per call', async () => {
-    const big = new FakeVectorize(DIMS)
+    const big = new FakeVectorize(HASHED_DIMS)
     await upsertAgentVectors(
       big,
       EMBEDDER_ID,
@@ -135,12 +115,12 @@ describe('agent vectors in Vectorize', () => {
 })
 
 describe('deleting an agent with Vectorize bound', () => {
-  const vz = new FakeVectorize(DIMS)
+  const vz = new FakeVectorize(HASHED_DIMS)
   const vzEnv = { ...env, ...settings, VECTORIZE: vz }
   let caller: { accountId: string; token: string }
 
   async function embedAll(): Promise<void> {
-    while ((await embedPending(vzEnv, embeddingsEndpoint, log, 4)).more);
+    while ((await embedPending(vzEnv, hashedEmbeddings, log, 4)).more);
   }
 
   async function createAgent(name: string): Promise<{ id: string; rowid: number }> {
@@ -260,7 +240,7 @@ describe('what Vectorize answers is data', () => {
 })
 
 describe('hybrid search served by Vectorize', () => {
-  const vz = new FakeVectorize(DIMS)
+  const vz = new FakeVectorize(HASHED_DIMS)
   const embedder: Embedder = { id: EMBEDDER_ID, embed: async (texts) => texts.map(hashed) }
   let viewer = ''
 
@@ -268,7 +248,7 @@ describe('hybrid search served by Vectorize', () => {
     viewer = (await newCaller('vectorize viewer')).accountId
     await insertAgents(40, 'vzs')
     for (;;) {
-      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, embeddingsEndpoint, log, 8)
+      const run = await embedPending({ ...env, ...settings, VECTORIZE: vz }, hashedEmbeddings, log, 8)
       if (!run.more) break
     }
   })
