@@ -5,6 +5,7 @@ import { loadPublicState } from '../src/agents/public-rank'
 import { completeLists } from '../src/agents/relevance'
 import { phraseListsQuery, runQuery, type PhraseList } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
+import { bruteForceSearch } from './brute-force-search'
 
 /**
  * Search prunes candidates and joins only rows that can still rank; these tests hold every page to a
@@ -60,29 +61,7 @@ beforeAll(async () => {
   for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
 })
 
-/** Every match scored, filtered and ordered as the search promises. */
-async function bruteForce(match: string, status: string): Promise<string[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
-            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
-       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
-       JOIN agents a ON a.rowid = m.rid`,
-  )
-    .bind(match)
-    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
-  const own = (r: { owner: string }) => r.owner === viewer.accountId
-  const mine = (r: { team: string | null }) => r.team === teamId
-  const visible = results.filter((r) =>
-    status === 'public'
-      ? r.visibility === 'public'
-      : status === 'private'
-        ? r.visibility === 'private' && own(r)
-        : status === 'team'
-          ? r.visibility === 'team' && (mine(r) || own(r))
-          : r.visibility === 'public' || own(r) || (r.visibility === 'team' && mine(r)),
-  )
-  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
-}
+const bruteForce = (match: string, status: string) => bruteForceSearch(match, status, viewer.accountId, teamId)
 
 async function searchIds(query: string, status: string, limit: number, page: number): Promise<string[]> {
   const res = await action('search', { query, status, limit, page }, viewer.token)

@@ -4,6 +4,7 @@ import { wideLists } from '../src/agents/relevance'
 import { cached } from '../src/agents/search-state'
 import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
+import { bruteForceSearch } from './brute-force-search'
 
 /**
  * Words in half the agents or more (wide: FTS5 floors their idf) are read only for the agents that
@@ -51,27 +52,7 @@ afterAll(() => {
   wideLists.min = 20_000
 })
 
-async function bruteForce(match: string, status: string): Promise<string[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
-            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
-       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
-       JOIN agents a ON a.rowid = m.rid`,
-  )
-    .bind(match)
-    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
-  const own = (r: { owner: string }) => r.owner === viewer.accountId
-  const visible = results.filter((r) =>
-    status === 'public'
-      ? r.visibility === 'public'
-      : status === 'private'
-        ? r.visibility === 'private' && own(r)
-        : status === 'team'
-          ? r.visibility === 'team' && (r.team === teamId || own(r))
-          : r.visibility === 'public' || own(r) || (r.visibility === 'team' && r.team === teamId),
-  )
-  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
-}
+const bruteForce = (match: string, status: string) => bruteForceSearch(match, status, viewer.accountId, teamId)
 
 let moves = 0
 /**

@@ -1,0 +1,29 @@
+import { env } from 'cloudflare:test'
+
+/**
+ * The lexical search's promise, checked the slow way: every agent matching `match` (an FTS5 query)
+ * scored with the documented formula, filtered by `status` as `viewer` (a member of `teamId`) sees
+ * them, and ordered by score, then executions, then age. The agent ids in order.
+ */
+export async function bruteForceSearch(match: string, status: string, viewer: string, teamId: string): Promise<string[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
+            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
+       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
+       JOIN agents a ON a.rowid = m.rid`,
+  )
+    .bind(match)
+    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
+  const own = (r: { owner: string }) => r.owner === viewer
+  const mine = (r: { team: string | null }) => r.team === teamId
+  const visible = results.filter((r) =>
+    status === 'public'
+      ? r.visibility === 'public'
+      : status === 'private'
+        ? r.visibility === 'private' && own(r)
+        : status === 'team'
+          ? r.visibility === 'team' && (mine(r) || own(r))
+          : r.visibility === 'public' || own(r) || (r.visibility === 'team' && mine(r)),
+  )
+  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
+}
