@@ -5,6 +5,7 @@ import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agen
 import { normalize, offlineEncoder } from '../src/agents/encoder'
 import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
 import { SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
+import { wideLists } from '../src/agents/relevance'
 import { searchCatalog } from '../src/agents/search'
 import { resetVectorIndex } from '../src/agents/search-state'
 import { cosine, indexCosine, quantize } from '../src/agents/vector-index'
@@ -200,6 +201,36 @@ describe('hybrid search pages', () => {
     }
     // The pages held agents that only the semantic part brought in.
     expect(semanticOnly).toBeGreaterThan(0)
+  })
+
+  it('stay exact when a query word is in half the agents or more (read only for the agents that can reach the page)', async () => {
+    const common = VOCAB[0]
+    const [{ n }] = (await env.DB.prepare('SELECT count(*) AS n FROM agents_fts WHERE agents_fts MATCH ?').bind(`"${common}"`).all<{ n: number }>()).results
+    const [{ total }] = (await env.DB.prepare('SELECT count(*) AS total FROM agents_fts_docsize').all<{ total: number }>()).results
+    // A wide word, once any word in half the agents counts as one.
+    expect(2 * n).toBeGreaterThanOrEqual(total)
+    wideLists.min = 1
+    try {
+      const queries = [common, ...Array.from({ length: 8 }, () => `${common} ${words(1 + Math.floor(rand() * 2))}`)]
+      for (const query of queries) {
+        for (const status of ['public', 'private', 'team', 'all'] as const) {
+          const expected = await bruteForce(query, status)
+          for (const [limit, page] of [
+            [10, 0],
+            [7, 2],
+            [1, 0],
+          ]) {
+            const hits = await searchCatalog(env.DB, { viewer: viewerOf(), query, filter: status, limit, page, embedder: hashEmbedder })
+            expect(
+              hits.map((h) => ({ id: h.id, score: h.score })),
+              `${query} ${status} ${limit}/${page}`,
+            ).toEqual(expected.slice(page * limit, (page + 1) * limit))
+          }
+        }
+      }
+    } finally {
+      wideLists.min = 20_000
+    }
   })
 
   it('keep scores in [0, 1] and leave out exactly the hits below min_score', async () => {

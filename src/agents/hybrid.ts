@@ -14,12 +14,12 @@ export const SEMANTIC_CANDIDATES = 100
 
 /**
  * The candidates of a hybrid search, every lexical match and the SEMANTIC_CANDIDATES agents nearest
- * the query, each with its calibrated part.
+ * the query (`near`, when the caller has them already), each with its calibrated part.
  */
-export function fuse(lexical: Matches, query: Float32Array, index: VectorSource): Matches {
+export function fuse(lexical: Matches, query: Float32Array, index: VectorSource, near = index.nearest(query, SEMANTIC_CANDIDATES)): Matches {
   const rels = new Map<number, number>()
   for (let i = 0; i < lexical.rowids.length; i++) rels.set(lexical.rowids[i], lexical.rels[i])
-  for (const n of index.nearest(query, SEMANTIC_CANDIDATES)) if (!rels.has(n.rowid)) rels.set(n.rowid, 0)
+  for (const n of near) if (!rels.has(n.rowid)) rels.set(n.rowid, 0)
   const rowids = new Float64Array(rels.size)
   const parts = new Float64Array(rels.size)
   let i = 0

@@ -18,6 +18,7 @@ import { agentsByRowidQuery } from '../db/public-agents'
 import type { VocabularyWord } from '../db/search-words'
 import { correctable, correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
+import { calibratedPart } from './calibration'
 import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
@@ -224,8 +225,9 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const inD1 = d1Pager(db, read, base, s.limit, offset)
   const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
   const phrases = lookupPhrases(indexVersion, terms)
-  // Hybrid search fuses every lexical match, so it reads wide lists whole.
-  if (semantic) phrases.wide.clear()
+  // With Vectorize the semantic candidates depend on the lexical matches: wide lists are read whole.
+  const wideRead = !semantic || semantic.version !== null
+  if (!wideRead) phrases.wide.clear()
   let typoLists: { expr: string; list: PhraseList }[] = []
   const lexical = (partial?: Map<string, PhraseList>): Matches => {
     const known = knownLists(phrases, partial)
@@ -234,7 +236,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   let matches = lexical()
   // A word read for the first time also brings its near spellings, in case it matches nothing.
   const termOf = new Map(terms.map((t) => [phrase(t), t]))
-  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!), semantic ? null : wideLists.min)
+  const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!), wideRead ? wideLists.min : null)
   const nearFetched = new Map<string, VocabularyWord[]>()
   let vocabulary: string | null = null
   if (missing) {
@@ -261,17 +263,27 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     }
   }
   const vector = queryVector ? await queryVector : null
-  if (semantic && vector) {
-    // Vectorize unreachable: the search answers lexically, reported like an embedder failure.
-    const source = await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null))
-    if (source) matches = fuse(matches, vector, source)
+  // Vectorize unreachable: the search answers lexically, reported like an embedder failure.
+  const source = semantic && vector ? await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null)) : null
+  if (phrases.wide.size > 0) {
+    const bound = WIDE_BOUND * phrases.wide.size + WIDE_SLACK
+    if (source && vector) {
+      const near = source.nearest(vector, SEMANTIC_CANDIDATES)
+      const fused = (m: Matches) => fuse(m, vector, source, near)
+      return widePage(db, read, phrases, lexical, pager, s.limit, offset, (m) => semanticMatches(m, near, bound), fused)
+    }
+    const k = offset + s.limit
+    return widePage(db, read, phrases, lexical, pager, s.limit, offset, (m) => nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound))
   }
-  if (phrases.wide.size > 0) return widePage(db, read, phrases, lexical, pager, ranker, s.limit, offset)
+  if (source && vector) matches = fuse(matches, vector, source)
   return matches.rowids.length > 0 ? pager.page(matches) : []
 }
 
 /** Most agents a wide phrase is read for before its whole list is read instead. */
 const MAX_PARTIAL = 20_000
+
+/** Lifted by far more than rounding in the sums can move a relevance, so no ceiling falls below a score. */
+const WIDE_SLACK = 1e-9
 
 /** Agents to read wide phrases for, and the best score any agent left out can have. */
 interface Partial {
@@ -323,10 +335,26 @@ function popularMatches(m: Matches, executions: Float64Array | null, k: number, 
 }
 
 /**
+ * For hybrid searches: every agent matching anything but the wide phrases, and the semantic
+ * candidates `near` (the SEMANTIC_CANDIDATES nearest, nearest first). Any other agent matches only
+ * wide phrases (relevance below `bound`) and is no nearer than the last of `near` (or has no vector
+ * here, cosine 0), so its fused part is at most the part of that relevance and cosine.
+ */
+function semanticMatches(m: Matches, near: { rowid: number; cos: number }[], bound: number): Partial | null {
+  const rowids = new Set<number>()
+  for (let i = 0; i < m.rowids.length && rowids.size <= MAX_PARTIAL; i++) rowids.add(m.rowids[i])
+  for (const n of near) rowids.add(n.rowid)
+  if (rowids.size > MAX_PARTIAL) return null
+  const farthest = near.length === SEMANTIC_CANDIDATES ? near[near.length - 1].cos : 0
+  return { rowids: [...rowids], above: calibratedPart(bound, farthest) + POPULARITY_WEIGHT }
+}
+
+/**
  * The page of a query with wide phrases (relevance.ts's wideLists), exact without their whole
  * lists when it can be. Each adds less than WIDE_BOUND to any agent's relevance, so every agent's
  * score has a known ceiling before they are read: they are read for the agents whose ceiling is
- * highest (nearMatches, else popularMatches), the page ranked from that, and it stands when it is
+ * highest (`choose`: nearMatches, else popularMatches; semanticMatches for a hybrid search, whose
+ * page `rank` fuses), the page ranked from that, and it stands when it is
  * full and its last score is above every ceiling left out (every hit then has its exact relevance,
  * summed in phrase order as FTS5 sums it). Else the wide lists are read whole, as any list is.
  */
@@ -336,26 +364,23 @@ async function widePage(
   phrases: QueryPhrases,
   lexical: (partial?: Map<string, PhraseList>) => Matches,
   pager: Pager,
-  ranker: PublicRanker | null,
   limit: number,
   offset: number,
+  choose: (m: Matches) => Partial | null,
+  rank: (m: Matches) => Matches = (m) => m,
 ): Promise<ScoredAgent[]> {
-  const k = offset + limit
-  const m = lexical()
-  // Lifted by far more than rounding in the sums can move a relevance, so no ceiling falls below a score.
-  const bound = WIDE_BOUND * phrases.wide.size + 1e-9
-  const partial = nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound)
+  const partial = choose(lexical())
   if (partial) {
     const wide = [...phrases.wide]
     const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     const results = await read(queries.map((q) => q.statement))
-    const rows = await pager.page(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))))
+    const rows = await pager.page(rank(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])])))))
     const last = rows[rows.length - 1]
     // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
     if (rows.length === limit && last && last.score - 1e-6 > partial.above) return rows
   }
   const whole = { ...phrases, wide: new Set<string>() }
   await readLists(db, read, whole)
-  const all = lexical()
+  const all = rank(lexical())
   return all.rowids.length > 0 ? pager.page(all) : []
 }
