@@ -72,6 +72,20 @@ describe('the compact vector index', () => {
     expect(index.cosineOf(q, n + 7)).toBe(before)
   })
 
+  it('gives the very cosine of scoring each agent alone, reading its codes a word at a time or byte by byte', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 70 }).chain((d) => fc.tuple(vectorOf(d), fc.array(vectorOf(d), { minLength: 1, maxLength: 12 }))),
+        ([q, stored]) => {
+          const index = new VectorIndex('e')
+          const codes = stored.map(quantize)
+          index.apply(codes.map((vec, i) => ({ rowid: 1 + i, embedder: 'e', vec, seq: i + 1 })))
+          codes.forEach((v, i) => expect(index.cosineOf(q, 1 + i)).toBe(indexCosine(q, v)))
+        },
+      ),
+    )
+  })
+
   it('finds the same nearest agents as scoring each one alone', () => {
     const index = new VectorIndex('e')
     const vectors = Array.from({ length: 300 }, (_, i) => quantize(unit(Array.from({ length: 64 }, (_, d) => Math.sin(i * 7.1 + d * (1 + (i % 5)))))))
