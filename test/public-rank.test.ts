@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { blendedScore, partScore } from '../src/agents/ranking'
 import { catalogPoint, rankPublic } from '../src/agents/public-rank'
+import { seededRandom } from './seeded'
 
-let seed = 3
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31
-  return seed / 2 ** 31
-}
+const rand = seededRandom(3)
 
 /** Matches over rowids 1..n with few distinct relevances and execution counts, so ties abound. */
 function catalog(n: number, scale: 'bm25' | 'part' = 'bm25') {

@@ -6,6 +6,7 @@ import { completeLists } from '../src/agents/relevance'
 import { phraseListsQuery, runQuery, type PhraseList } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
 import { bruteForceSearch } from './brute-force-search'
+import { seededRandom } from './seeded'
 
 /**
  * Search prunes candidates and joins only rows that can still rank; these tests hold every page to a
@@ -14,11 +15,7 @@ import { bruteForceSearch } from './brute-force-search'
  */
 
 const AGENTS = 2500
-let seed = 7
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31
-  return seed / 2 ** 31
-}
+const rand = seededRandom(7)
 const SYLLABLES = 'ka lo mi ne ru sa ti vo ze bar cor den fin gal hum lex'.split(' ')
 const VOCAB = Array.from({ length: 300 }, (_, i) => SYLLABLES[i % 16] + SYLLABLES[Math.floor(i / 16) % 16] + (i >= 256 ? 'x' : ''))
 // Zipf-like: word i drawn with weight 1 / (i + 8).
