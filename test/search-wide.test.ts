@@ -1,10 +1,12 @@
 import { env } from 'cloudflare:test'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { wideLists } from '../src/agents/relevance'
 import { cached } from '../src/agents/search-state'
 import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
 import { bruteForceSearch } from './brute-force-search'
+import { seededRandom } from './seeded'
 
 /**
  * Words in half the agents or more (wide: FTS5 floors their idf) are read only for the agents that
@@ -13,11 +15,8 @@ import { bruteForceSearch } from './brute-force-search'
  */
 
 const AGENTS = 600
-let seed = 11
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31
-  return seed / 2 ** 31
-}
+const rand = seededRandom(11)
+const wideMinBefore = wideLists.min
 const SYLLABLES = 'ka lo mi ne ru sa ti vo'.split(' ')
 const VOCAB = Array.from({ length: 64 }, (_, i) => SYLLABLES[i % 8] + SYLLABLES[Math.floor(i / 8)] + 'n')
 const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 2)]
@@ -49,7 +48,7 @@ beforeAll(async () => {
 })
 
 afterAll(() => {
-  wideLists.min = 20_000
+  wideLists.min = wideMinBefore
 })
 
 const bruteForce = (match: string, status: string) => bruteForceSearch(match, status, viewer.accountId, teamId)
@@ -124,6 +123,22 @@ describe('wide words', () => {
         expect(await searchIds(query, status, 5, 1), `${status} ${query}`).toEqual(expected.slice(5, 10))
       }
     }
+  })
+
+  it('answer any query text beside wide words with a page, operators and quotes inert', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('"', 'a" OR "b', 'NEAR(x y)', '*', 'description:word', 'commonn^2', 'everyn" AND')),
+        fc.constantFrom('everyn', 'commonn everyn', 'everyn commonn'),
+        async (text, wide) => {
+          await moveIndex()
+          const res = await action('search', { query: `${wide} ${text}`, status: 'public', limit: 5, page: 0 }, viewer.token)
+          expect(res.status).toBe(200)
+          for (const h of res.body.response as Json[]) expect(h.function.metadata.score >= 0 && h.function.metadata.score <= 1).toBe(true)
+        },
+      ),
+      { numRuns: 30 },
+    )
   })
 
   it('keep a completed prefix exact beside a wide word', async () => {
