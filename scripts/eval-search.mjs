@@ -13,7 +13,8 @@
  * run took 10 minutes on the quiet 2-core machine (3.5 embedding in Node, 5 searching) and 25 under
  * load from other jobs; `--sample 300` about 1.5 minutes.
  * Peers over the same texts, in this process: MiniSearch with our stop words, a suffix stemmer, 10:4
- * name/description boosts, fuzzy 0.2 and prefix search; Orama with its English (Porter) stemmer, our
+ * name/description boosts, prefix search and BM25+ b = 0.5, without and with fuzzy 0.2 (options chosen
+ * on the dev half by `--tune-peers`, scripts/lib/peers.mjs); Orama with its English (Porter) stemmer, our
  * stop words and any word matching (threshold 1), with typo tolerance 1 and with exact words; the
  * offline encoder alone (cosine).
  * Then the dev set (test/fixtures/search-dev-set.json, over the demo catalog): figures per kind, the
@@ -23,6 +24,8 @@
  * each figure).
  * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  * `--dev-half` runs the MetaTool part on the dev half (for tuning; reported figures are on test).
+ * `--tune-peers [--tune-sample N]` grids MiniSearch's documented options (boosts, fuzzy, prefix, bm25)
+ * on the dev half and prints the best (a few minutes).
  * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (under a minute).
  * `--tune [--tune-sample N]` grids the fusion's weights on the MetaTool dev half (all of it unless N)
  * and prints each cell's top-1 and nDCG@10 (scripts/lib/fusion-grid.mjs; about 13 minutes the first
@@ -38,13 +41,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import MiniSearch from 'minisearch'
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama'
 import { buildSeed, parameterText, renderSql } from './seed/build.mjs'
 import { createBenchToken, pool, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 import { loadMetaTool, metaToolSql } from './lib/metatool.mjs'
 import { importTs } from './lib/load-ts.mjs'
 import { nodeEncoder } from './lib/node-encoder.mjs'
+import { MINISEARCH_TUNED, miniSearchRanker, STOP, tunePeers } from './lib/peers.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -74,7 +77,13 @@ if (args.includes('--tune')) {
 }
 if (args.includes('--tune-text')) {
   const { tuneText } = await import('./lib/text-variants.mjs')
-  await tuneText({ sample: opt('tune-sample', Infinity), queryVariants: args.includes('--query-variants') })
+  const only = args.indexOf('--variants')
+  await tuneText({ sample: opt('tune-sample', Infinity), queryVariants: args.includes('--query-variants'), only: only >= 0 ? args[only + 1] : '' })
+  process.exit(0)
+}
+if (args.includes('--tune-peers')) {
+  const mt = loadMetaTool()
+  tunePeers(mt.agents, mt.dev.slice(0, opt('tune-sample', Infinity)))
   process.exit(0)
 }
 if (args.includes('--dev-set-only')) {
@@ -104,18 +113,9 @@ function metrics(rankings) {
 }
 
 
-// Peers. Our stop words come from the search code itself, so the peer filters exactly what we filter.
-const stopSource = readFileSync(join('src', 'agents', 'query.ts'), 'utf8').match(/STOPWORDS = new Set\(\s*`([^`]*)`/)[1]
-const STOP = new Set(stopSource.split(/\s+/).filter(Boolean))
-/** A small suffix stemmer (Porter's step 1 in spirit): enough to fold plurals and -ing/-ed forms. */
-const stem = (w) => w.replace(/(ies)$/, 'y').replace(/(sses)$/, 'ss').replace(/([^s])s$/, '$1').replace(/(ing|ed)$/, '').replace(/(ation|ations)$/, 'ate')
-const mini = new MiniSearch({
-  fields: ['name', 'description'],
-  storeFields: ['id'],
-  processTerm: (t) => (STOP.has(t.toLowerCase()) ? null : stem(t.toLowerCase())),
-  searchOptions: { boost: { name: 10, description: 4 }, fuzzy: 0.2, prefix: true, combineWith: 'OR' },
-})
-mini.addAll(agents)
+// Peers (scripts/lib/peers.mjs): options a user would pick from their docs, chosen on the dev half.
+const miniTuned = miniSearchRanker(agents, MINISEARCH_TUNED)
+const miniFuzzy = miniSearchRanker(agents, { ...MINISEARCH_TUNED, fuzzy: 0.2 })
 /**
  * Orama as its docs configure English text: its Porter stemmer, stop words (ours, as for MiniSearch),
  * any word may match (threshold 1), over name and description. On the MetaTool dev half a name boost
@@ -130,7 +130,8 @@ await insertMultiple(orama, agents.map((a) => ({ id: a.id, name: a.name, descrip
 const oramaRank = async (q, tolerance) => (await oramaSearch(orama, { term: q, properties: ['name', 'description'], tolerance, threshold: 1, limit: 10 })).hits.map((h) => h.document.id)
 
 const lexicalPeers = {
-  'MiniSearch (stop words, stemming, boosts, fuzzy, prefix)': metrics(queries.map(({ query, id }) => ({ id, ranked: mini.search(query).map((r) => r.id) }))),
+  'MiniSearch (stop words, stemming, boosts, prefix, b=0.5)': metrics(queries.map(({ query, id }) => ({ id, ranked: miniTuned(query) }))),
+  'MiniSearch (the same with fuzzy 0.2)': metrics(queries.map(({ query, id }) => ({ id, ranked: miniFuzzy(query) }))),
   'Orama (stemming, stop words, typo tolerance 1)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query, 1) })))),
   'Orama (stemming, stop words, exact words)': metrics(await Promise.all(queries.map(async ({ query, id }) => ({ id, ranked: await oramaRank(query, 0) })))),
 }

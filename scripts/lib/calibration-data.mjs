@@ -87,6 +87,26 @@ function vectors(name, what, texts, log) {
 }
 
 /**
+ * An agent's text may be several: `[text, weight][]`, embedded one by one and summed with those
+ * weights (then made a unit vector), so a variant can weigh a name against its description.
+ */
+async function agentVectors(name, texts, log) {
+  const flat = texts.flatMap((t) => (Array.isArray(t) ? t.map(([x]) => x) : [t]))
+  const vs = await vectors(name, 'agents', flat, log)
+  let at = 0
+  return texts.map((t) => {
+    const parts = Array.isArray(t) ? t : [[t, 1]]
+    const sum = new Float32Array(vs[at].length)
+    for (const [, w] of parts) {
+      const v = vs[at++]
+      for (let d = 0; d < sum.length; d++) sum[d] += w * v[d]
+    }
+    const norm = Math.hypot(...sum) || 1
+    return sum.map((x) => x / norm)
+  })
+}
+
+/**
  * `agentText` and `queryText` (default: the Worker's) map an agent and a query to the text embedded,
  * so other texts can be scored against the same lexical evidence (scripts/lib/text-variants.mjs).
  * @param {{ name: string, sql: string, agents: { id: string, name: string, description: string, param_text: string, executions?: number, visible: boolean }[], queries: string[], agentText?: (a: object) => string, queryText?: (q: string) => string }} o
@@ -96,7 +116,7 @@ export async function collect({ name, sql, agents, queries, agentText = shippedA
   const hits = await lexicalHits(name, sql, agents, queries, log)
   log(`${name}: lexical relevance of ${queries.length} queries read`)
   const slot = new Map(agents.map((a, i) => [a.id, i]))
-  const codes = (await vectors(name, 'agents', agents.map(agentText), log)).map((v) => compact(quantize(Float32Array.from(v))))
+  const codes = (await agentVectors(name, agents.map(agentText), log)).map((v) => compact(quantize(v)))
   const qv = await vectors(name, 'queries', queries.map(queryText), log)
   return queries.map((_, qi) => {
     const r = new Array(agents.length).fill(0)

@@ -122,7 +122,7 @@ export function fit(d, log = console.log) {
   log(`uncalibrated fusion (0.45, 64): MetaTool dev top-1 ${b.mt.top1.toFixed(4)} nDCG@10 ${b.mt.ndcg10.toFixed(4)}; dev set refuses ${b.dev.refused} of ${b.dev.noMatch}`)
   let best = null
   for (const LEXICAL_WEIGHT of [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8])
-    for (const LEXICAL_K of [8, 16, 24, 32, 48, 64]) {
+    for (const LEXICAL_K of [8, 16, 24, 32, 48, 64, 96, 128, 192]) {
       const j = judge({ LEXICAL_WEIGHT, LEXICAL_K })
       log(`  ${LEXICAL_WEIGHT} ${LEXICAL_K}: MetaTool dev ${j.mt.top1.toFixed(4)} ${j.mt.ndcg10.toFixed(4)}; dev set found ${j.dev.found} refuses ${j.dev.refused}`)
       if (j.mt.top1 < b.mt.top1 || j.mt.ndcg10 < b.mt.ndcg10) continue

@@ -12,6 +12,7 @@ import { collect, shippedAgentText, shippedQueryText } from './calibration-data.
 import { KS, WEIGHTS } from './fusion-grid.mjs'
 import { devSetFigures, metaToolFigures, partOf, rawOf } from './calibration-fit.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
+import { STOP } from './peers.mjs'
 import { buildSeed, parameterText, renderSql } from '../seed/build.mjs'
 import { importTs as loadTs } from './load-ts.mjs'
 
@@ -49,21 +50,45 @@ export const AGENT_TEXTS = {
   'description. name-words lower': (a) => clip(`${a.description} ${nameWords(a.name).toLowerCase()}.`),
   'name twice: name. name: description params': (a) => clip(`${a.name}. ${a.name}: ${a.description} ${a.param_text}`),
   'all lower-cased': (a) => shippedAgentText(a).toLowerCase(),
+  // Several texts, their vectors summed with these weights (calibration-data.mjs agentVectors).
+  'mean(shipped, name-words)': (a) => [
+    [shippedAgentText(a), 1],
+    [nameWordsLower(a), 1],
+  ],
+  'shipped + 0.5 name-words': (a) => [
+    [shippedAgentText(a), 1],
+    [nameWordsLower(a), 0.5],
+  ],
+  'mean(shipped, description)': (a) => [
+    [shippedAgentText(a), 1],
+    [clip(a.description), 1],
+  ],
+  'mean(name-words, description, params)': (a) => [[nameWordsLower(a), 1], [clip(a.description), 1], ...(a.param_text.trim() ? [[clip(a.param_text), 1]] : [])],
+  'mean(name-words: sentence) by sentence': (a) => sentences(a.description).map((x) => [`${nameWordsLower(a)}: ${x}`, 1]),
+  'shipped + mean of sentences': (a) => [[shippedAgentText(a), 1], ...sentences(a.description).map((x, _, all) => [x, 1 / all.length])],
 }
 
-/** The Worker's stop words (src/agents/query.ts). */
-const STOP = new Set(
-  readFileSync(join('src', 'agents', 'query.ts'), 'utf8')
-    .match(/STOPWORDS = new Set\(\s*`([^`]*)`/)[1]
-    .split(/\s+/)
-    .filter(Boolean),
-)
+function nameWordsLower(a) {
+  return nameWords(a.name).toLowerCase()
+}
+
+/** A description's sentences (at least one: the whole text). */
+function sentences(text) {
+  const parts = clip(text)
+    .split(/(?<=[.!?])\s+(?=\p{Lu})/u)
+    .filter((x) => x.length > 0)
+  return parts.length > 0 ? parts : [clip(text) || ' ']
+}
 
 /** Query texts (the Worker would apply the same before embedding a query). */
 export const QUERY_TEXTS = {
   'lower-cased query, name-words lower agents': { query: (q) => shippedQueryText(q).toLowerCase(), agent: AGENT_TEXTS['name-words lower. description params'] },
   'query without stop words, name-words lower agents': {
-    query: (q) => shippedQueryText(q).split(' ').filter((w) => !STOP.has(w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''))).join(' ') || shippedQueryText(q),
+    query: (q) =>
+      shippedQueryText(q)
+        .split(' ')
+        .filter((w) => !STOP.has(w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '')))
+        .join(' ') || shippedQueryText(q),
     agent: AGENT_TEXTS['name-words lower. description params'],
   },
 }
@@ -78,7 +103,10 @@ function gridFigures(agents, labels, data, cells) {
   const sums = cells.map(() => ({ top1: 0, ndcg10: 0 }))
   labels.forEach(({ id }, q) => {
     const { r, cos } = data[q]
-    const order = cos.map((c, i) => i).sort((a, b) => cos[b] - cos[a] || a - b).slice(0, CANDIDATES)
+    const order = cos
+      .map((c, i) => i)
+      .sort((a, b) => cos[b] - cos[a] || a - b)
+      .slice(0, CANDIDATES)
     const cand = new Set(order)
     r.forEach((x, i) => x > 0 && cand.add(i))
     const t = slot.get(id)
@@ -106,7 +134,7 @@ function gridFigures(agents, labels, data, cells) {
   return sums.map((s) => ({ top1: s.top1 / labels.length, ndcg10: s.ndcg10 / labels.length }))
 }
 
-export async function tuneText({ sample = Infinity, queryVariants = false, log = console.log } = {}) {
+export async function tuneText({ sample = Infinity, queryVariants = false, only = '', log = console.log } = {}) {
   const calibration = parseCalibration()
   const { LEXICAL_WEIGHT, LEXICAL_K } = calibration
   const devSet = JSON.parse(readFileSync(join('test', 'fixtures', 'search-dev-set.json'), 'utf8'))
@@ -121,7 +149,7 @@ export async function tuneText({ sample = Infinity, queryVariants = false, log =
   const variants = [
     ...Object.entries(AGENT_TEXTS).map(([name, agent]) => ({ name, agent, query: shippedQueryText })),
     ...(queryVariants ? Object.entries(QUERY_TEXTS).map(([name, v]) => ({ name, ...v })) : []),
-  ]
+  ].filter((v) => v.name === 'shipped' || v.name.includes(only))
   const rows = []
   for (const v of variants) {
     const started = Date.now()
@@ -130,9 +158,15 @@ export async function tuneText({ sample = Infinity, queryVariants = false, log =
     if (rows.length === 0) {
       // The counting shortcut must rank exactly as page() does.
       const check = metaToolFigures(mt.agents, labels, data, cells[0])
-      if (Math.abs(check.top1 - shipped.top1) > 1e-12 || Math.abs(check.ndcg10 - shipped.ndcg10) > 1e-12) throw new Error(`grid figures ${JSON.stringify(shipped)} differ from page()'s ${JSON.stringify(check)}`)
+      if (Math.abs(check.top1 - shipped.top1) > 1e-12 || Math.abs(check.ndcg10 - shipped.ndcg10) > 1e-12)
+        throw new Error(`grid figures ${JSON.stringify(shipped)} differ from page()'s ${JSON.stringify(check)}`)
     }
-    const dev = devSetFigures(demoAgents, devSet, await collect({ name: 'fit-dev-set', sql: demoSql, agents: demoAgents, queries: devSet.map((e) => e.query), agentText: v.agent, queryText: v.query, log }), partOf(calibration))
+    const dev = devSetFigures(
+      demoAgents,
+      devSet,
+      await collect({ name: 'fit-dev-set', sql: demoSql, agents: demoAgents, queries: devSet.map((e) => e.query), agentText: v.agent, queryText: v.query, log }),
+      partOf(calibration),
+    )
     const bi = g.reduce((b, x, i) => (x.ndcg10 > g[b].ndcg10 || (x.ndcg10 === g[b].ndcg10 && x.top1 > g[b].top1) ? i : b), 0)
     rows.push({ name: v.name, shipped, encoder, best: g[bi], at: grid[bi], dev })
     log(`${v.name}: scored in ${((Date.now() - started) / 1000).toFixed(1)} s`)
