@@ -9,7 +9,7 @@ export async function bruteForceSearch(match: string, status: string, viewer: st
   const { results } = await env.DB.prepare(
     `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
             0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
-       FROM (SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
+       FROM (SELECT rowid AS rid, -bm25(agents_fts, 2.0, 1.0, 0.25) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
        JOIN agents a ON a.rowid = m.rid`,
   )
     .bind(match)

@@ -257,7 +257,7 @@ describe('hybrid search served by Vectorize', () => {
   async function bruteForce(query: string): Promise<{ id: string; score: number }[]> {
     const q = hashed(query)
     const terms = [...new Set(query.split(' '))]
-    const lexical = await env.DB.prepare('SELECT rowid AS rid, -bm25(agents_fts, 10.0, 4.0, 1.0) AS rel FROM agents_fts WHERE agents_fts MATCH ?')
+    const lexical = await env.DB.prepare('SELECT rowid AS rid, -bm25(agents_fts, 2.0, 1.0, 0.25) AS rel FROM agents_fts WHERE agents_fts MATCH ?')
       .bind(terms.map((t) => `"${t}"`).join(' OR '))
       .all<{ rid: number; rel: number }>()
     const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))

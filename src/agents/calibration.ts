@@ -17,10 +17,10 @@
  */
 import { POPULARITY_WEIGHT } from './ranking'
 
-export const LEXICAL_WEIGHT = 0.55
-export const LEXICAL_K = 64
-export const SLOPE = 11.619
-export const OFFSET = 0.2896
+export const LEXICAL_WEIGHT = 0.75
+export const LEXICAL_K = 128
+export const SLOPE = 20.135
+export const OFFSET = 0.1682
 
 /** The uncalibrated evidence of an agent: bm25 relevance `rel` and cosine `cos`. */
 export function rawRelevance(rel: number, cos: number): number {

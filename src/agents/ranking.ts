@@ -12,7 +12,7 @@
  */
 
 /** Column weights for bm25(): name, description, parameter text. */
-export const WORD_WEIGHTS = '10.0, 4.0, 1.0'
+export const WORD_WEIGHTS = '2.0, 1.0, 0.25'
 export const SCORE_K = 8
 export const POPULARITY_WEIGHT = 0.02
 /** A misspelt word ranks below the word it was meant to be: its corrections count this much. */
