@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * `npm run profile:search [-- --agents 100000 --embedder offline --seconds 20]`: where the Worker's
+ * CPU goes under bench:search's load (MetaTool query text, 16 at a time, one agent update and ten
+ * invocations per 100 searches), on the catalog an earlier `npm run bench:search -- --agents N` left
+ * in .bench/. The Worker's isolate is sampled through wrangler dev's inspector (the DevTools
+ * protocol's Profiler domain); the profile is written to .bench/profile-<embedder>-<agents>.cpuprofile
+ * (open it in Chrome DevTools) and the functions with the most self time are printed. Time the
+ * isolate spends waiting (on D1, say) shows as "(idle)".
+ */
+import { writeFileSync } from 'node:fs'
+import { generator, metatoolQueries, title } from './lib/bench-catalog.mjs'
+import { createBenchToken, startDevServer } from './lib/devserver.mjs'
+
+const args = process.argv.slice(2)
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : fallback
+}
+const AGENTS = Number(opt('agents', 100_000))
+const EMBEDDER = opt('embedder', 'offline')
+const SECONDS = Number(opt('seconds', 20))
+const CONCURRENCY = 16
+
+const { rand, phrase } = generator(42)
+const server = await startDevServer({ name: `bench-search-${AGENTS}`, fresh: false, vars: { SEARCH_EMBEDDER: EMBEDDER } })
+try {
+  const { token } = await createBenchToken(server, 'profile')
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const admin = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' }
+  const owner = await fetch(`${server.url}/v1/admin/accounts/acc_benchowner/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'owner' }) }).then((r) => r.json())
+  if (!owner.response) throw new Error(`no bench catalog of ${AGENTS} agents in .bench/: run npm run bench:search -- --agents ${AGENTS} first`)
+  const ownerHeaders = { authorization: `Bearer ${owner.response.token}`, 'content-type': 'application/json' }
+  const queries = metatoolQueries().sort(() => rand() - 0.5)
+  let n = 0
+  const request = () => {
+    const k = n++
+    const id = `bench${Math.floor(rand() * AGENTS)}`
+    if (k % 100 === 0) return fetch(`${server.url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
+    if (k % 100 <= 10) return fetch(`${server.url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
+    return fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[k % queries.length], limit: 10 }) })
+  }
+  const load = async (seconds) => {
+    const end = Date.now() + seconds * 1000
+    let done = 0
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() < end) {
+          await (await request()).arrayBuffer()
+          done++
+        }
+      }),
+    )
+    return done
+  }
+  console.log(`warm-up: ${await load(15)} requests in 15 s`)
+
+  const [target] = await fetch(`http://127.0.0.1:${server.inspectorPort}/json`).then((r) => r.json())
+  // The inspector proxy accepts DevTools' origins and localhost only (Node's WebSocket takes headers).
+  const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: 'http://localhost' } })
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve)
+    ws.addEventListener('error', () => reject(new Error(`the inspector at ${target.webSocketDebuggerUrl} refused the connection`)))
+  })
+  const pending = new Map()
+  ws.addEventListener('message', (event) => {
+    const m = JSON.parse(String(event.data))
+    pending.get(m.id)?.(m)
+    pending.delete(m.id)
+  })
+  let seq = 0
+  const send = (method, params = {}) => new Promise((resolve) => (pending.set(++seq, resolve), ws.send(JSON.stringify({ id: seq, method, params }))))
+  await send('Profiler.enable')
+  await send('Profiler.setSamplingInterval', { interval: 200 })
+  await send('Profiler.start')
+  const done = await load(SECONDS)
+  const { result } = await send('Profiler.stop')
+  ws.close()
+  const file = `.bench/profile-${EMBEDDER}-${AGENTS}.cpuprofile`
+  writeFileSync(file, JSON.stringify(result.profile))
+  console.log(`profiled: ${done} requests in ${SECONDS} s (${(done / SECONDS).toFixed(1)} a second, the profiler slowing it a little); ${file}`)
+
+  const { nodes, samples, timeDeltas } = result.profile
+  const byId = new Map(nodes.map((node) => [node.id, node]))
+  const self = new Map()
+  let total = 0
+  samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame
+    const key = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber}`
+    self.set(key, (self.get(key) ?? 0) + (timeDeltas[i] ?? 0))
+    total += timeDeltas[i] ?? 0
+  })
+  console.log(`self time, ${(total / 1000).toFixed(0)} ms sampled (bundle names are minified: the .cpuprofile maps them to lines):`)
+  for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`)
+} finally {
+  await server.stop()
+}
