@@ -25,7 +25,7 @@
  * `--lexical-peers` prints only the lexical peers' figures on the same sample (seconds, no encoder).
  * `--dev-half` runs the MetaTool part on the dev half (for tuning; reported figures are on test).
  * `--tune-peers [--tune-sample N]` grids MiniSearch's documented options (boosts, fuzzy, prefix, bm25)
- * on the dev half and prints the best (a few minutes).
+ * on the dev half and prints the best (90 configurations, about ten minutes).
  * `--dev-set-only` skips MetaTool and the peers and runs only the dev-set part (under a minute).
  * `--tune [--tune-sample N]` grids the fusion's weights on the MetaTool dev half (all of it unless N)
  * and prints each cell's top-1 and nDCG@10 (scripts/lib/fusion-grid.mjs; about 13 minutes the first

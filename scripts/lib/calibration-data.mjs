@@ -95,9 +95,10 @@ async function agentVectors(name, texts, log) {
   const vs = await vectors(name, 'agents', flat, log)
   let at = 0
   return texts.map((t) => {
-    const parts = Array.isArray(t) ? t : [[t, 1]]
+    // One text keeps its vector exactly as the Worker stores it.
+    if (!Array.isArray(t)) return Float32Array.from(vs[at++])
     const sum = new Float32Array(vs[at].length)
-    for (const [, w] of parts) {
+    for (const [, w] of t) {
       const v = vs[at++]
       for (let d = 0; d < sum.length; d++) sum[d] += w * v[d]
     }
