@@ -17,8 +17,8 @@
  *   content only;
  * - SVG and MathML content: self-closing elements there have no end tag, `<![CDATA[...]]>` is text,
  *   HTML integration points (`foreignObject`, `desc`, `title`, `annotation-xml` with an HTML
- *   encoding, `mi`/`mo`/`mn`/`ms`/`mtext`) and the tags that break out of foreign content (and `</p>`,
- *   `</br>`);
+ *   encoding, `mi`/`mo`/`mn`/`ms`/`mtext`, left by the end tag of any of them of the same namespace)
+ *   and the tags that break out of foreign content (and `</p>`, `</br>`);
  * - end tags close the innermost open element of that name and every element opened inside it
  *   (their end handlers run innermost first); an end tag with no open element of its name is
  *   ignored; no element is closed implicitly (a second `<p>` leaves the first open), as in lol-html.
@@ -100,6 +100,7 @@ const BREAKOUT = new Set([
 ])
 const SVG_INTEGRATION = new Set(['foreignobject', 'desc', 'title'])
 const MATHML_TEXT_INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext'])
+const MATHML_INTEGRATION = new Set([...MATHML_TEXT_INTEGRATION, 'annotation-xml'])
 
 class Tag implements TagElement {
   endHandlers: (() => void)[] | null = null
@@ -290,8 +291,12 @@ export function tokenizeHtml(html: string, sink: HtmlSink): void {
 
   const endTag = (name: string) => {
     const top = nsStack[nsStack.length - 1]
-    // </p> and </br> leave foreign content like a breakout start tag does.
-    if (top && (top.by === name || (top.ns !== Ns.Html && (name === 'p' || name === 'br')))) nsStack.pop()
+    // </p> and </br> leave foreign content like a breakout start tag does; HTML inside an integration
+    // point is left by the end tag of any integration point of the namespace around it, as lol-html
+    // leaves it (<svg><title></desc> is back in SVG).
+    const parent = nsStack.length > 1 ? nsStack[nsStack.length - 2].ns : Ns.Html
+    const leavesPoint = top?.ns === Ns.Html && (parent === Ns.Svg ? SVG_INTEGRATION.has(name) : parent === Ns.MathMl && MATHML_INTEGRATION.has(name))
+    if (top && (top.by === name || leavesPoint || (top.ns !== Ns.Html && (name === 'p' || name === 'br')))) nsStack.pop()
     if (!openByName.get(name)) return
     for (let i = open.length - 1; i >= 0; i--) {
       if (open[i].tagName !== name) continue
