@@ -11,6 +11,7 @@ import { resetVectorIndex } from '../src/agents/search-state'
 import { cosine, indexCosine, quantize } from '../src/agents/vector-index'
 import { pendingAgents, saveVectors } from '../src/db/vectors'
 import { createTeam, newCaller } from './helpers'
+import { bruteForceRelevance, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 const noFetch = async () => new Response('no network in tests', { status: 599 })
@@ -101,16 +102,13 @@ describe('hybrid search pages', () => {
     viewer = await newCaller('hybrid viewer')
     const other = await newCaller('hybrid other')
     teamId = await createTeam('hybrid team', [viewer.accountId])
-    const insert = env.DB.prepare(
-      `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
-       VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', '', 0, 0)`,
-    )
+    const insert = insertAgent()
     const rows = []
     for (let i = 0; i < 600; i++) {
       const r = rand()
       const [visibility, owner, team] =
         r < 0.1 ? ['private', viewer.accountId, null] : r < 0.2 ? ['private', other.accountId, null] : r < 0.3 ? ['team', other.accountId, teamId] : ['public', other.accountId, null]
-      rows.push(insert.bind(`hyb${i}`, words(1 + Math.floor(rand() * 2)), words(3 + Math.floor(rand() * 8)), visibility, owner, team, [0, 0, 7, 300][Math.floor(rand() * 4)]))
+      rows.push(insert.bind(`hyb${i}`, words(1 + Math.floor(rand() * 2)), words(3 + Math.floor(rand() * 8)), visibility, owner, team, [0, 0, 7, 300][Math.floor(rand() * 4)], ''))
     }
     for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200))
     // Every agent but a few gets its vector, as the queue would leave it: those few rank lexically.
@@ -138,9 +136,7 @@ describe('hybrid search pages', () => {
   async function bruteForce(query: string, status: string): Promise<{ id: string; score: number }[]> {
     const [q] = await hashEmbedder.embed([query])
     const terms = [...new Set(query.split(' '))]
-    const lexical = await env.DB.prepare(`SELECT rowid AS rid, -bm25(agents_fts, 2.0, 1.0, 0.25) AS rel FROM agents_fts WHERE agents_fts MATCH ?`)
-      .bind(terms.map((t) => `"${t}"`).join(' OR '))
-      .all<{ rid: number; rel: number }>()
+    const rel = await bruteForceRelevance(terms.map((t) => `"${t}"`).join(' OR '))
     const { results: agents } = await env.DB.prepare(
       `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions, v.vec FROM agents a LEFT JOIN agent_vectors v ON v.agent_rowid = a.rowid AND v.vec IS NOT NULL`,
     ).all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; vec: ArrayBuffer | null }>()
@@ -151,7 +147,6 @@ describe('hybrid search pages', () => {
       cos.set(a.rowid, indexCosine(q, new Int8Array(a.vec)))
     }
     const nearest = [...cos].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, SEMANTIC_CANDIDATES)
-    const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))
     for (const [rowid] of nearest) {
       if (rel.has(rowid)) continue
       rel.set(rowid, 0)

@@ -5,7 +5,7 @@ import { loadPublicState } from '../src/agents/public-rank'
 import { completeLists } from '../src/agents/relevance'
 import { phraseListsQuery, runQuery, type PhraseList } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceSearch } from './brute-force-search'
+import { bruteForceSearch, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -36,10 +36,7 @@ beforeAll(async () => {
   const other = await newCaller('exact other')
   teamId = await createTeam('exact team', [viewer.accountId])
   const otherTeam = await createTeam('exact other team', [other.accountId])
-  const insert = env.DB.prepare(
-    `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
-     VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', ?, 0, 0)`,
-  )
+  const insert = insertAgent()
   const rows = []
   for (let i = 0; i < AGENTS; i++) {
     const r = rand()

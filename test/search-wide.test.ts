@@ -5,7 +5,7 @@ import { wideLists } from '../src/agents/relevance'
 import { cached } from '../src/agents/search-state'
 import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceSearch } from './brute-force-search'
+import { bruteForceSearch, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -31,10 +31,7 @@ beforeAll(async () => {
   viewer = await newCaller('wide viewer')
   const other = await newCaller('wide other')
   teamId = await createTeam('wide team', [viewer.accountId])
-  const insert = env.DB.prepare(
-    `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
-     VALUES (?, NULL, '/icons/agent.svg', ?, ?, ?, ?, ?, 'studio', ?, '{"type":"object","properties":{},"required":[]}', '{"steps":[]}', ?, 0, 0)`,
-  )
+  const insert = insertAgent()
   const rows = []
   for (let i = 0; i < AGENTS; i++) {
     const r = rand()

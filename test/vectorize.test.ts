@@ -14,6 +14,7 @@ import { FakeVectorize } from './fake-vectorize'
 import worker from '../src/index'
 import { hashed, hashedEmbeddings, HASHED_DIMS } from './hashed-embeddings'
 import { BASE, newCaller, type Json } from './helpers'
+import { bruteForceRelevance } from './brute-force-search'
 
 const MODEL = 'hashed-words'
 const EMBEDDER_ID = embedderId('openai', MODEL)
@@ -257,10 +258,7 @@ describe('hybrid search served by Vectorize', () => {
   async function bruteForce(query: string): Promise<{ id: string; score: number }[]> {
     const q = hashed(query)
     const terms = [...new Set(query.split(' '))]
-    const lexical = await env.DB.prepare('SELECT rowid AS rid, -bm25(agents_fts, 2.0, 1.0, 0.25) AS rel FROM agents_fts WHERE agents_fts MATCH ?')
-      .bind(terms.map((t) => `"${t}"`).join(' OR '))
-      .all<{ rid: number; rel: number }>()
-    const rel = new Map(lexical.results.map((r) => [r.rid, r.rel]))
+    const rel = await bruteForceRelevance(terms.map((t) => `"${t}"`).join(' OR '))
     const nearest = (await vz.query(Array.from(q), { topK: 100, namespace: vectorizeNamespace(EMBEDDER_ID) })).matches.map((m) => Number(m.id))
     const { results: agents } = await env.DB.prepare(
       "SELECT a.rowid, a.id, a.executions, v.vec FROM agents a LEFT JOIN agent_vectors v ON v.agent_rowid = a.rowid AND v.vec IS NOT NULL AND v.embedder = ? WHERE a.visibility = 'public'",
