@@ -19,7 +19,7 @@
  */
 import { cpus, totalmem } from 'node:os'
 import { renderSql } from './seed/build.mjs'
-import { generator, metatoolQueries, textCodes, title, wordVectors } from './lib/bench-catalog.mjs'
+import { generator, metatoolQueries, textCodes, title, wordVectors, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 import { importTs } from './lib/load-ts.mjs'
 
@@ -138,20 +138,8 @@ try {
   await fetch(`${server.url}/v1/me`, { headers }).then((r) => r.arrayBuffer())
   await fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'sales report' }) }).then((r) => r.arrayBuffer())
   let u = 500
-  let searches = 0
   /** A search, and after every 100 of them one agent update and ten invocations (errors counted like searches'). */
-  const withWrites = (make) => () => {
-    const n = searches++
-    if (n % 100 === 0) {
-      const id = `bench${Math.floor(rand() * AGENTS)}`
-      return fetch(`${server.url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
-    }
-    if (n % 100 <= 10) {
-      const id = `bench${Math.floor(rand() * AGENTS)}`
-      return fetch(`${server.url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
-    }
-    return make()
-  }
+  const withWrites = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase })
   const routes = [
     { label: 'trivial', make: () => fetch(`${server.url}/v1/me`, { headers }) },
     // Every query new (real request text, never asked before): nothing can come from the page cache.

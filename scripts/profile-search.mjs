@@ -9,7 +9,7 @@
  * isolate spends waiting (on D1, say) shows as "(idle)".
  */
 import { writeFileSync } from 'node:fs'
-import { generator, metatoolQueries, title } from './lib/bench-catalog.mjs'
+import { generator, metatoolQueries, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, startDevServer } from './lib/devserver.mjs'
 
 const args = process.argv.slice(2)
@@ -32,14 +32,10 @@ try {
   if (!owner.response) throw new Error(`no bench catalog of ${AGENTS} agents in .bench/: run npm run bench:search -- --agents ${AGENTS} first`)
   const ownerHeaders = { authorization: `Bearer ${owner.response.token}`, 'content-type': 'application/json' }
   const queries = metatoolQueries().sort(() => rand() - 0.5)
-  let n = 0
-  const request = () => {
-    const k = n++
-    const id = `bench${Math.floor(rand() * AGENTS)}`
-    if (k % 100 === 0) return fetch(`${server.url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
-    if (k % 100 <= 10) return fetch(`${server.url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
-    return fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[k % queries.length], limit: 10 }) })
-  }
+  let q = 0
+  const request = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase })(() =>
+    fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) }),
+  )
   const load = async (seconds) => {
     const end = Date.now() + seconds * 1000
     let done = 0

@@ -57,7 +57,14 @@ WORDS.reduce((acc, _, i) => (cumulative[i] = acc + 1 / (FIRST_RANK + i) / harmon
 /** The offline encoder's vector of every distinct word of `texts`, and the encoder (`embed(texts)`). */
 export async function wordVectors(texts) {
   const embed = await nodeEncoder()
-  const vocab = [...new Set(texts.join(' ').toLowerCase().match(/[a-z]+/g))]
+  const vocab = [
+    ...new Set(
+      texts
+        .join(' ')
+        .toLowerCase()
+        .match(/[a-z]+/g),
+    ),
+  ]
   const vectors = new Map()
   ;(await embed(vocab)).forEach((v, i) => vectors.set(vocab[i], v))
   return { vectors, embed }
@@ -83,4 +90,26 @@ export function metatoolQueries() {
     .map((line) => (line.startsWith('"') ? line.slice(1, line.indexOf('",')) : line.slice(0, line.lastIndexOf(','))).replace(/""/g, '"').trim())
     .filter(Boolean)
   return [...new Set(all)]
+}
+
+/**
+ * bench:search's write mix: `withWrites(make)` is a request maker that, for every 100 requests it
+ * makes, sends one agent update (a new description, which moves the index version and clears that
+ * agent's vector) and ten invocations (which move popularity), and searches (`make`) otherwise. One
+ * counter is shared by every maker it wraps, as the bench's routes share it.
+ */
+export function writeMix({ url, headers, ownerHeaders, agents, rand, phrase }) {
+  let n = 0
+  return (make) => () => {
+    const k = n++
+    if (k % 100 === 0) {
+      const id = `bench${Math.floor(rand() * agents)}`
+      return fetch(`${url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
+    }
+    if (k % 100 <= 10) {
+      const id = `bench${Math.floor(rand() * agents)}`
+      return fetch(`${url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
+    }
+    return make()
+  }
 }
