@@ -1,4 +1,7 @@
 import { env } from 'cloudflare:test'
+import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
+import { FEEDBACK_AGENTS, FEEDBACK_WEIGHT } from '../src/agents/hybrid'
+import { compact, decodeUnit, indexCosine } from '../src/agents/vector-index'
 
 /**
  * The bm25 column weights the README documents (name, description, parameter text), written out
@@ -51,3 +54,47 @@ export async function bruteForceSearch(match: string, status: string, viewer: st
   )
   return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
 }
+
+/** A hybrid candidate the caller may see: its bm25 relevance (0: no word matches) and stored int8 codes. */
+export interface HybridCandidate {
+  rowid: number
+  id: string
+  executions: number
+  rel: number
+  vec: Int8Array | null
+}
+
+/**
+ * The hybrid search's promise, checked the slow way: every candidate scored by the documented
+ * fusion (the index's cosine of its codes), then scored again with the query's vector moved toward
+ * the first ranking's FEEDBACK_AGENTS best (the mean of their codes' unit vectors at FEEDBACK_WEIGHT,
+ * summed in doubles, then a float32 unit vector like any query vector). Ids and rounded scores in order.
+ */
+export function bruteForceHybrid(q: Float32Array, candidates: HybridCandidate[]): { id: string; score: number }[] {
+  const ranked = (v: Float32Array) =>
+    candidates
+      .map((a) => {
+        const cos = a.vec ? indexCosine(v, a.vec) : 0
+        const raw = LEXICAL_WEIGHT * (a.rel > 0 ? a.rel / (a.rel + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos)
+        const part = 0.98 / (1 + Math.exp(-SLOPE * (raw - OFFSET)))
+        return { a, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
+      })
+      .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
+  const feedback = ranked(q)
+    .slice(0, FEEDBACK_AGENTS)
+    .filter((x) => x.a.vec)
+    .map((x) => {
+      const c = compact(x.a.vec!)
+      return decodeUnit(c.packed, 0, q.length, c.scale)!
+    })
+  let moved = q
+  if (feedback.length > 0) {
+    const sum = Array.from(q, (x, d) => feedback.reduce((s, v) => s + (FEEDBACK_WEIGHT / feedback.length) * v[d], x))
+    const norm = Math.hypot(...sum)
+    moved = Float32Array.from(sum, (x) => x / norm)
+    bruteForceHybrid.moved++
+  }
+  return ranked(moved).map((x) => ({ id: x.a.id, score: Math.round(x.raw * 1e6) / 1e6 }))
+}
+/** How many rankings the feedback moved (a test can check its queries exercised it). */
+bruteForceHybrid.moved = 0

@@ -3,15 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
 import { normalize, offlineEncoder } from '../src/agents/encoder'
-import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
-import { SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
+import { FEEDBACK_AGENTS, feedbackQuery, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { wideLists } from '../src/agents/relevance'
 import { searchCatalog } from '../src/agents/search'
 import { resetVectorIndex } from '../src/agents/search-state'
 import { cosine, indexCosine, quantize } from '../src/agents/vector-index'
 import { pendingAgents, saveVectors } from '../src/db/vectors'
 import { createTeam, newCaller } from './helpers'
-import { bruteForceRelevance, insertAgent } from './brute-force-search'
+import { bruteForceHybrid, bruteForceRelevance, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 const noFetch = async () => new Response('no network in tests', { status: 599 })
@@ -132,7 +131,7 @@ describe('hybrid search pages', () => {
 
   let semanticOnly = 0
 
-  /** Every candidate (all lexical matches and the nearest agents) scored by the documented formula, filtered and ordered. */
+  /** Every candidate (all lexical matches and the agents nearest the query) the caller may see, ranked by the documented formula. */
   async function bruteForce(query: string, status: string): Promise<{ id: string; score: number }[]> {
     const [q] = await hashEmbedder.embed([query])
     const terms = [...new Set(query.split(' '))]
@@ -140,12 +139,8 @@ describe('hybrid search pages', () => {
     const { results: agents } = await env.DB.prepare(
       `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions, v.vec FROM agents a LEFT JOIN agent_vectors v ON v.agent_rowid = a.rowid AND v.vec IS NOT NULL`,
     ).all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; vec: ArrayBuffer | null }>()
-    const cos = new Map<number, number>()
-    for (const a of agents) {
-      if (!a.vec) continue
-      // The documented cosine of the index's codes (vector-index.ts), not the plain int8 cosine.
-      cos.set(a.rowid, indexCosine(q, new Int8Array(a.vec)))
-    }
+    // The documented cosine of the index's codes (vector-index.ts), not the plain int8 cosine.
+    const cos = new Map(agents.filter((a) => a.vec).map((a) => [a.rowid, indexCosine(q, new Int8Array(a.vec!))]))
     const nearest = [...cos].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, SEMANTIC_CANDIDATES)
     for (const [rowid] of nearest) {
       if (rel.has(rowid)) continue
@@ -161,16 +156,10 @@ describe('hybrid search pages', () => {
           : status === 'team'
             ? a.visibility === 'team' && (a.team === teamId || own(a))
             : a.visibility === 'public' || own(a) || (a.visibility === 'team' && a.team === teamId)
-    return agents
-      .filter((a) => rel.has(a.rowid) && visible(a))
-      .map((a) => {
-        const r = rel.get(a.rowid)!
-        const raw = LEXICAL_WEIGHT * (r > 0 ? r / (r + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos.get(a.rowid) ?? 0)
-        const part = 0.98 / (1 + Math.exp(-SLOPE * (raw - OFFSET)))
-        return { a, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
-      })
-      .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
-      .map((x) => ({ id: x.a.id, score: Math.round(x.raw * 1e6) / 1e6 }))
+    return bruteForceHybrid(
+      q,
+      agents.filter((a) => rel.has(a.rowid) && visible(a)).map((a) => ({ ...a, rel: rel.get(a.rowid)!, vec: a.vec && new Int8Array(a.vec) })),
+    )
   }
 
   /** Each page (limit, page) of each query, under every filter, equals the brute-force ranking. */
@@ -196,8 +185,9 @@ describe('hybrid search pages', () => {
       [7, 2],
       [100, 0],
     ])
-    // The pages held agents that only the semantic part brought in.
+    // The pages held agents that only the semantic part brought in, and the query's vector moved.
     expect(semanticOnly).toBeGreaterThan(0)
+    expect(bruteForceHybrid.moved).toBeGreaterThan(0)
   })
 
   it('stay exact when a query word is in half the agents or more (read only for the agents that can reach the page)', async () => {
@@ -214,6 +204,7 @@ describe('hybrid search pages', () => {
         [10, 0],
         [7, 2],
         [1, 0],
+        [20, 3],
       ])
     } finally {
       wideLists.min = before
@@ -259,6 +250,35 @@ describe('search input as data', () => {
       ),
       // Two astral characters are four UTF-16 units but no trigram: that query once reached FTS5 as an empty MATCH (a 500).
       { numRuns: 60, examples: [['𐀀𐀀'], ['😀😀 invoices'], ['𝔸𝔸𝔸']] },
+    )
+  })
+
+  it("moves any query's vector toward its feedback to a finite unit vector, never away from it", () => {
+    const unitOf = (d: number) =>
+      fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d }).map((xs) => {
+        const n = Math.hypot(...xs)
+        return Float32Array.from(xs, (x) => (n > 0 ? x / n : 0))
+      })
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 24 }).chain((d) => fc.tuple(unitOf(d), fc.array(unitOf(d), { maxLength: FEEDBACK_AGENTS }))),
+        ([q, vectors]) => {
+          const moved = feedbackQuery(q, vectors)
+          if (vectors.length === 0) {
+            expect(moved).toBe(q)
+            return
+          }
+          expect(moved.length).toBe(q.length)
+          expect(moved.every(Number.isFinite)).toBe(true)
+          const norm = Math.hypot(...moved)
+          // A zero query moved by opposite vectors stays the zero query; any other becomes a unit vector.
+          expect(norm === 0 ? moved === q : Math.abs(norm - 1) < 1e-5).toBe(true)
+          const mean = Array.from(q, (_, d) => vectors.reduce((s, v) => s + v[d], 0) / vectors.length)
+          const dot = (a: ArrayLike<number>) => Array.from(a).reduce((s, x, d) => s + x * mean[d], 0)
+          if (Math.hypot(...q) > 0) expect(dot(moved)).toBeGreaterThanOrEqual(dot(q) - 1e-5)
+        },
+      ),
+      { numRuns: 300, examples: [[[new Float32Array([1, 0]), [new Float32Array([-1, 0])]]], [[new Float32Array(3), [new Float32Array([0, 1, 0]), new Float32Array([0, -1, 0])]]]] },
     )
   })
 

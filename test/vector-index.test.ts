@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { cached, sawCatalog, searchMemory } from '../src/agents/search-state'
-import { CODE_BITS, compact, cosine, indexCosine, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
+import { CODE_BITS, compact, cosine, decodeUnit, indexCosine, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
 
 const unit = (xs: number[]) => {
   const n = Math.hypot(...xs) || 1
@@ -96,6 +96,67 @@ describe('the compact vector index', () => {
       .sort((a, b) => b.cos - a.cos || a.rowid - b.rowid)
       .slice(0, 20)
     expect(index.nearest(q, 20)).toEqual(expected)
+  })
+})
+
+describe("what the index knows of an agent's direction", () => {
+  it('decodes any stored bytes to a unit vector or nothing, at every code width', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 64 }).chain((d) => fc.int8Array({ minLength: d, maxLength: d })),
+        fc.constantFrom(1, 2, 4, 8),
+        (v, bits) => {
+          const c = compact(v, bits)
+          const u = decodeUnit(c.packed, 0, v.length, c.scale, bits)
+          if (v.every((x) => x === 0)) {
+            expect(u).toBeNull()
+            return
+          }
+          expect(u!.length).toBe(v.length)
+          expect(Math.hypot(...u!)).toBeCloseTo(1, 5)
+          // Along its own codes the index's cosine is 1 (the estimate is exact there, then clamped).
+          expect(indexCosine(u!, v, bits)).toBeGreaterThan(0.999)
+        },
+      ),
+      {
+        numRuns: 300,
+        examples: [
+          [new Int8Array([-128, -128]), 2],
+          [new Int8Array(3), 2],
+          [new Int8Array([0, 0, 5]), 8],
+        ],
+      },
+    )
+  })
+
+  it('decodes 8-bit codes to the stored vector itself', () => {
+    fc.assert(
+      fc.property(vectorOf(40), (v) => {
+        const codes = quantize(v)
+        const c = compact(codes, 8)
+        const norm = Math.hypot(...codes)
+        decodeUnit(c.packed, 0, 40, c.scale, 8)!.forEach((x, i) => expect(x).toBeCloseTo(codes[i] / norm, 6))
+      }),
+    )
+  })
+
+  it("gives an agent's decoded vector by rowid, and the best cosine outside any set of agents", () => {
+    fc.assert(
+      fc.property(fc.array(spreadOf(32), { minLength: 1, maxLength: 40 }), spreadOf(32), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), (vs, q, inside) => {
+        const index = new VectorIndex('e')
+        const codes = vs.map(quantize)
+        index.apply(codes.map((vec, i) => ({ rowid: 3 + i, embedder: 'e', vec, seq: i + 1 })))
+        codes.forEach((v, i) => {
+          const c = compact(v)
+          expect(index.vectorOf(3 + i)).toEqual(decodeUnit(c.packed, 0, 32, c.scale))
+        })
+        expect(index.vectorOf(2)).toBeNull()
+        const set = new Set(codes.map((_, i) => 3 + i).filter((_, i) => inside[i]))
+        const outside = codes.filter((_, i) => !inside[i]).map((v) => indexCosine(q, v))
+        expect(index.bestOutside(q, set)).toBe(Math.max(0, ...outside))
+      }),
+      { numRuns: 100 },
+    )
   })
 })
 

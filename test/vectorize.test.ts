@@ -4,7 +4,6 @@ import fc from 'fast-check'
 import { agentText, embedderId } from '../src/agents/embedder'
 import { embedPending } from '../src/agents/embedding-jobs'
 import { indexCosine, quantize } from '../src/agents/vector-index'
-import { calibratedPart } from '../src/agents/calibration'
 import { searchCatalog } from '../src/agents/search'
 import type { Embedder } from '../src/agents/embedder'
 import { bestMatches, forgetAgentVector, remoteVectors, REMOTE_LEXICAL_CANDIDATES, upsertAgentVectors, vectorizeNamespace, vectorizeNearest, VECTORIZE_MAX_TOP_K } from '../src/agents/vectorize'
@@ -14,7 +13,7 @@ import { FakeVectorize } from './fake-vectorize'
 import worker from '../src/index'
 import { hashed, hashedEmbeddings, HASHED_DIMS } from './hashed-embeddings'
 import { BASE, newCaller, type Json } from './helpers'
-import { bruteForceRelevance } from './brute-force-search'
+import { bruteForceHybrid, bruteForceRelevance } from './brute-force-search'
 
 const MODEL = 'hashed-words'
 const EMBEDDER_ID = embedderId('openai', MODEL)
@@ -254,7 +253,7 @@ describe('hybrid search served by Vectorize', () => {
     }
   })
 
-  /** Every candidate (the lexical matches and Vectorize's nearest with a D1 vector) scored by the documented formula. */
+  /** Every candidate (the lexical matches and Vectorize's nearest with a D1 vector) ranked by the documented formula. */
   async function bruteForce(query: string): Promise<{ id: string; score: number }[]> {
     const q = hashed(query)
     const terms = [...new Set(query.split(' '))]
@@ -266,11 +265,10 @@ describe('hybrid search served by Vectorize', () => {
       .bind(EMBEDDER_ID)
       .all<{ rowid: number; id: string; executions: number; vec: ArrayBuffer | null }>()
     for (const a of agents) if (a.vec && nearest.includes(a.rowid) && !rel.has(a.rowid)) rel.set(a.rowid, 0)
-    return agents
-      .filter((a) => rel.has(a.rowid))
-      .map((a) => ({ a, raw: calibratedPart(rel.get(a.rowid)!, a.vec ? indexCosine(q, new Int8Array(a.vec)) : 0) + 0.02 * (a.executions / (a.executions + 1000)) }))
-      .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
-      .map((x) => ({ id: x.a.id, score: Math.round(x.raw * 1e6) / 1e6 }))
+    return bruteForceHybrid(
+      q,
+      agents.filter((a) => rel.has(a.rowid)).map((a) => ({ ...a, rel: rel.get(a.rowid)!, vec: a.vec && new Int8Array(a.vec) })),
+    )
   }
 
   it('equals ranking every candidate with the fused formula, Vectorize choosing the nearest', async () => {

@@ -21,11 +21,11 @@ import { nodeEncoder } from './node-encoder.mjs'
 const POPULARITY = 0.02
 const SCORE_K = 8
 
-const { quantize, compact, lookupTable, tableCosine } = await importTs('src/agents/vector-index.ts')
+const { quantize, compact, decodeUnit, lookupTable, tableCosine } = await importTs('src/agents/vector-index.ts')
 /** The text the Worker embeds for an agent, from the Worker's own code. */
 export const { agentText: shippedAgentText } = await loadTs('src/agents/embedder.ts')
 /** The text the Worker embeds for a query (src/agents/hybrid.ts queryVector). */
-export const { queryText: shippedQueryText } = await loadTs('src/agents/hybrid.ts')
+export const { queryText: shippedQueryText, feedbackQuery } = await loadTs('src/agents/hybrid.ts')
 
 const digest = (...parts) => {
   const h = createHash('sha256')
@@ -111,14 +111,22 @@ async function agentVectors(name, texts, log) {
  * `agentText` and `queryText` (default: the Worker's) map an agent and a query to the text embedded,
  * so other texts can be scored against the same lexical evidence (scripts/lib/text-variants.mjs).
  * @param {{ name: string, sql: string, agents: { id: string, name: string, description: string, param_text: string, executions?: number, visible: boolean }[], queries: string[], agentText?: (a: object) => string, queryText?: (q: string) => string }} o
- * @returns per query { r: number[], cos: number[] } over `agents` (r = 0: no word matches)
+ * @returns per query { r: number[], cos: number[], moved } over `agents` (r = 0: no word matches);
+ *   moved(feedback, weight) gives the cosines of the query's vector moved toward the agents at those
+ *   indices (src/agents/hybrid.ts feedbackQuery), kept per feedback set since a grid asks for few.
  */
 export async function collect({ name, sql, agents, queries, agentText = shippedAgentText, queryText = shippedQueryText, log = () => {} }) {
   const hits = await lexicalHits(name, sql, agents, queries, log)
   log(`${name}: lexical relevance of ${queries.length} queries read`)
   const slot = new Map(agents.map((a, i) => [a.id, i]))
-  const codes = (await agentVectors(name, agents.map(agentText), log)).map((v) => compact(quantize(v)))
+  const agentVecs = await agentVectors(name, agents.map(agentText), log)
+  const codes = agentVecs.map((v) => compact(quantize(v)))
+  const units = codes.map((c, i) => decodeUnit(c.packed, 0, agentVecs[i].length, c.scale))
   const qv = await vectors(name, 'queries', queries.map(queryText), log)
+  const cosines = (q) => {
+    const table = lookupTable(q)
+    return codes.map((c) => tableCosine(table, c.packed, 0, c.packed.length, c.scale))
+  }
   return queries.map((_, qi) => {
     const r = new Array(agents.length).fill(0)
     for (const [id, score] of hits[qi]) {
@@ -128,7 +136,17 @@ export async function collect({ name, sql, agents, queries, agentText = shippedA
       const part = Math.max(0, score - (POPULARITY * e) / (e + 1000))
       r[i] = (SCORE_K * part) / (1 - POPULARITY - part)
     }
-    const table = lookupTable(Float32Array.from(qv[qi]))
-    return { r, cos: codes.map((c) => tableCosine(table, c.packed, 0, c.packed.length, c.scale)) }
+    const q = Float32Array.from(qv[qi])
+    const cos = cosines(q)
+    const seen = new Map()
+    const moved = (feedback, weight) => {
+      const key = `${weight} ${feedback.join(',')}`
+      if (!seen.has(key)) {
+        const v = feedbackQuery(q, feedback.map((i) => units[i]).filter(Boolean), weight)
+        seen.set(key, v === q ? cos : cosines(v))
+      }
+      return seen.get(key)
+    }
+    return { r, cos, moved }
   })
 }

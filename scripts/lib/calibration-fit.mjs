@@ -1,32 +1,65 @@
 /**
  * Offline scoring of a candidate search-score formula over collected relevance data
- * (calibration-data.mjs), as fuse() in src/agents/hybrid.ts scores: candidates are every lexical match
- * and the 100 agents nearest the query; the page is the 10 best visible candidates by score.
+ * (calibration-data.mjs), as src/agents/search.ts ranks a hybrid search: candidates are every lexical
+ * match and the 100 agents nearest the query; they are ranked, the query's vector is moved toward the
+ * FEEDBACK_AGENTS best visible ones (hybrid.ts), and they are ranked again by that vector's cosines;
+ * the page is the 10 best visible candidates by score.
  */
+import { importTs as loadTs } from './load-ts.mjs'
+
+const { FEEDBACK_AGENTS, FEEDBACK_WEIGHT } = await loadTs('src/agents/hybrid.ts')
+/** The shipped calibration constants (LEXICAL_WEIGHT, LEXICAL_K, SLOPE, OFFSET), from the Worker's source. */
+export const SHIPPED_CALIBRATION = { ...(await loadTs('src/agents/calibration.ts')) }
+/** The shipped pseudo-relevance feedback (`agents: 0`: none). */
+export const SHIPPED_FEEDBACK = { agents: FEEDBACK_AGENTS, weight: FEEDBACK_WEIGHT }
 const POPULARITY = 0.02
 const CANDIDATES = 100
 
-/** The page of one query: [{ i, score, e }] best first, under `part(r, cos)`. */
-export function page({ r, cos }, agents, part, size = 10) {
-  const order = cos.map((c, i) => i).sort((a, b) => cos[b] - cos[a] || a - b).slice(0, CANDIDATES)
-  const cand = new Set(order)
+/** The candidates of one query: the CANDIDATES nearest by cosine and every lexical match. */
+export function candidates({ r, cos }) {
+  const cand = new Set(
+    cos
+      .map((c, i) => i)
+      .sort((a, b) => cos[b] - cos[a] || a - b)
+      .slice(0, CANDIDATES),
+  )
   r.forEach((x, i) => x > 0 && cand.add(i))
+  return cand
+}
+
+/** The visible candidates by score under `part(r, cos)`: [{ i, score, e }] best first. */
+function ranked(r, cos, cand, agents, part) {
   const hits = []
   for (const i of cand) {
     if (!agents[i].visible) continue
     const e = agents[i].executions ?? 0
     hits.push({ i, score: part(r[i], cos[i]) + (POPULARITY * e) / (e + 1000), e })
   }
-  hits.sort((a, b) => b.score - a.score || b.e - a.e || a.i - b.i)
-  return hits.slice(0, size)
+  return hits.sort((a, b) => b.score - a.score || b.e - a.e || a.i - b.i)
+}
+
+/** The cosines the final ranking of one query uses under `part`: those of its moved vector. */
+export function feedbackCosines(d, agents, part, cand = candidates(d), feedback = SHIPPED_FEEDBACK) {
+  if (feedback.agents === 0) return d.cos
+  const best = ranked(d.r, d.cos, cand, agents, part).slice(0, feedback.agents)
+  return d.moved(
+    best.map((h) => h.i),
+    feedback.weight,
+  )
+}
+
+/** The page of one query: [{ i, score, e }] best first, under `part(r, cos)`. */
+export function page(d, agents, part, size = 10, feedback = SHIPPED_FEEDBACK) {
+  const cand = candidates(d)
+  return ranked(d.r, feedbackCosines(d, agents, part, cand, feedback), cand, agents, part).slice(0, size)
 }
 
 /** MetaTool figures (top-1, nDCG@10) of `part` over a sample: [{ id }] labels, data per query. */
-export function metaToolFigures(agents, labels, data, part) {
+export function metaToolFigures(agents, labels, data, part, feedback = SHIPPED_FEEDBACK) {
   let top1 = 0
   let ndcg = 0
   labels.forEach(({ id }, q) => {
-    const pos = page(data[q], agents, part).findIndex((h) => agents[h.i].id === id)
+    const pos = page(data[q], agents, part, 10, feedback).findIndex((h) => agents[h.i].id === id)
     if (pos === 0) top1++
     if (pos >= 0) ndcg += 1 / Math.log2(pos + 2)
   })
@@ -109,9 +142,11 @@ function logistic(d, weights) {
  * kept are those whose MetaTool dev figures (top-1, nDCG@10) do not drop below the uncalibrated
  * fusion's (0.45, 64), and among them the one refusing the most no-match dev-set queries at the
  * threshold keeping 95% of the answerable ones found (ties: the higher MetaTool figures).
+ * `weights` ([LEXICAL_WEIGHT, LEXICAL_K]) fixes the pair (chosen for ranking by `--tune`) and fits
+ * only SLOPE and OFFSET.
  * @param d { demoAgents, devSet, dev, mtAgents, mtSample, mtd } from calibration-data.mjs
  */
-export function fit(d, log = console.log) {
+export function fit(d, log = console.log, weights = null) {
   const judge = (w) => {
     const c = logistic(d, w)
     const part = partOf(c)
@@ -121,11 +156,12 @@ export function fit(d, log = console.log) {
   const b = { mt: metaToolFigures(d.mtAgents, d.mtSample, d.mtd, linear), dev: devSetFigures(d.demoAgents, d.devSet, d.dev, linear, { exact: true }) }
   log(`uncalibrated fusion (0.45, 64): MetaTool dev top-1 ${b.mt.top1.toFixed(4)} nDCG@10 ${b.mt.ndcg10.toFixed(4)}; dev set refuses ${b.dev.refused} of ${b.dev.noMatch}`)
   let best = null
-  for (const LEXICAL_WEIGHT of [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8])
-    for (const LEXICAL_K of [8, 16, 24, 32, 48, 64, 96, 128, 192]) {
+  const grid = weights ? [weights[0]] : [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
+  for (const LEXICAL_WEIGHT of grid)
+    for (const LEXICAL_K of weights ? [weights[1]] : [8, 16, 24, 32, 48, 64, 96, 128, 192]) {
       const j = judge({ LEXICAL_WEIGHT, LEXICAL_K })
       log(`  ${LEXICAL_WEIGHT} ${LEXICAL_K}: MetaTool dev ${j.mt.top1.toFixed(4)} ${j.mt.ndcg10.toFixed(4)}; dev set found ${j.dev.found} refuses ${j.dev.refused}`)
-      if (j.mt.top1 < b.mt.top1 || j.mt.ndcg10 < b.mt.ndcg10) continue
+      if (!weights && (j.mt.top1 < b.mt.top1 || j.mt.ndcg10 < b.mt.ndcg10)) continue
       if (!best || j.dev.refused > best.dev.refused || (j.dev.refused === best.dev.refused && j.mt.top1 + j.mt.ndcg10 > best.mt.top1 + best.mt.ndcg10)) best = j
     }
   const { samples, ...c } = best.c

@@ -7,7 +7,7 @@
  * nDCG@10 with top-1 as tie-break, preferring round values where the optimum is flat: the printed
  * neighbourhood shows how flat it is.
  */
-import { metaToolFigures, rawOf } from './calibration-fit.mjs'
+import { metaToolFigures, partOf, rawOf, SHIPPED_CALIBRATION, SHIPPED_FEEDBACK } from './calibration-fit.mjs'
 import { collect } from './calibration-data.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
 
@@ -25,7 +25,7 @@ export async function tune({ sample = Infinity, log = console.log } = {}) {
     for (const LEXICAL_K of KS) rows.push({ LEXICAL_WEIGHT, LEXICAL_K, ...metaToolFigures(mt.agents, labels, data, rawOf({ LEXICAL_WEIGHT, LEXICAL_K })) })
   const lexical = metaToolFigures(mt.agents, labels, data, (r) => r)
   const semantic = metaToolFigures(mt.agents, labels, data, (r, cos) => cos)
-  log(`lexical alone: top-1 ${lexical.top1.toFixed(4)} nDCG@10 ${lexical.ndcg10.toFixed(4)}; index cosine alone: top-1 ${semantic.top1.toFixed(4)} nDCG@10 ${semantic.ndcg10.toFixed(4)}`)
+  log(`lexical alone: top-1 ${lexical.top1.toFixed(4)} nDCG@10 ${lexical.ndcg10.toFixed(4)}; index cosine alone (with the feedback): top-1 ${semantic.top1.toFixed(4)} nDCG@10 ${semantic.ndcg10.toFixed(4)}`)
   log(`nDCG@10 / top-1 on the MetaTool dev half (${labels.length} queries); rows: lexical weight, columns: K`)
   log(`w     ${KS.map((k) => String(k).padEnd(15)).join(' ')}`)
   for (const w of WEIGHTS) {
@@ -36,4 +36,25 @@ export async function tune({ sample = Infinity, log = console.log } = {}) {
   log('best by nDCG@10 (top-1 breaks ties):')
   for (const x of best.slice(0, 10)) log(`  w=${x.LEXICAL_WEIGHT} K=${x.LEXICAL_K}: nDCG@10 ${x.ndcg10.toFixed(4)} top-1 ${x.top1.toFixed(4)}`)
   return { rows, data, labels, agents: mt.agents }
+}
+
+/**
+ * `npm run eval:search -- --tune-feedback [--tune-sample N]`: the pseudo-relevance feedback
+ * (src/agents/hybrid.ts FEEDBACK_AGENTS, FEEDBACK_WEIGHT) on the MetaTool dev half, at the shipped
+ * calibration: top-1 and nDCG@10 for each number of feedback agents and weight (0 agents: none).
+ */
+export async function tuneFeedback({ sample = Infinity, log = console.log } = {}) {
+  const mt = loadMetaTool()
+  const labels = mt.dev.slice(0, sample)
+  const data = await collect({ name: 'tune-metatool', sql: metaToolSql(mt.agents), agents: mt.agents, queries: labels.map((q) => q.query), log })
+  const part = partOf(SHIPPED_CALIBRATION)
+  const none = metaToolFigures(mt.agents, labels, data, part, { agents: 0 })
+  log(`MetaTool dev half (${labels.length} queries), shipped calibration; no feedback: nDCG@10 ${none.ndcg10.toFixed(4)} top-1 ${none.top1.toFixed(4)}`)
+  const weights = [0.25, 0.5, 0.75, 1, 1.5]
+  log(`nDCG@10 / top-1; rows: feedback agents, columns: weight (shipped: ${SHIPPED_FEEDBACK.agents} at ${SHIPPED_FEEDBACK.weight})`)
+  log(`agents ${weights.map((w) => String(w).padEnd(15)).join(' ')}`)
+  for (const agents of [1, 3, 5, 8, 12, 16, 24]) {
+    const cells = weights.map((weight) => metaToolFigures(mt.agents, labels, data, part, { agents, weight })).map((x) => `${x.ndcg10.toFixed(4)}/${x.top1.toFixed(4)}`)
+    log(`${String(agents).padEnd(6)} ${cells.join(' ')}`)
+  }
 }

@@ -10,13 +10,12 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { collect, shippedAgentText, shippedQueryText } from './calibration-data.mjs'
 import { KS, WEIGHTS } from './fusion-grid.mjs'
-import { devSetFigures, metaToolFigures, partOf, rawOf } from './calibration-fit.mjs'
+import { candidates, devSetFigures, feedbackCosines, metaToolFigures, partOf, rawOf, SHIPPED_CALIBRATION } from './calibration-fit.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
 import { STOP } from './peers.mjs'
 import { buildSeed, parameterText, renderSql } from '../seed/build.mjs'
 import { importTs as loadTs } from './load-ts.mjs'
 
-const CANDIDATES = 100
 const POPULARITY = 0.02
 
 const { nameWords } = await loadTs('src/agents/embedder.ts')
@@ -94,21 +93,17 @@ export const QUERY_TEXTS = {
 }
 
 /**
- * top-1 and nDCG@10 of every (w, K) at once, exactly as calibration-fit.mjs's page() ranks
- * (candidates: the 100 nearest by cosine and every lexical match; ties: executions, then position),
- * but counting who beats the labelled agent instead of sorting each page.
+ * top-1 and nDCG@10 of every (w, K), exactly as calibration-fit.mjs's page() ranks (candidates: the
+ * 100 nearest by cosine and every lexical match; the cosines of the query moved toward each cell's
+ * first ranking; ties: executions, then position), but counting who beats the labelled agent
+ * instead of sorting each page.
  */
 function gridFigures(agents, labels, data, cells) {
   const slot = new Map(agents.map((a, i) => [a.id, i]))
   const sums = cells.map(() => ({ top1: 0, ndcg10: 0 }))
   labels.forEach(({ id }, q) => {
-    const { r, cos } = data[q]
-    const order = cos
-      .map((c, i) => i)
-      .sort((a, b) => cos[b] - cos[a] || a - b)
-      .slice(0, CANDIDATES)
-    const cand = new Set(order)
-    r.forEach((x, i) => x > 0 && cand.add(i))
+    const { r } = data[q]
+    const cand = candidates(data[q])
     const t = slot.get(id)
     if (!cand.has(t) || !agents[t].visible) return
     const list = [...cand].filter((i) => agents[i].visible)
@@ -117,6 +112,7 @@ function gridFigures(agents, labels, data, cells) {
       return (POPULARITY * e) / (e + 1000)
     }
     cells.forEach((part, c) => {
+      const cos = feedbackCosines(data[q], agents, part, cand)
       const ts = part(r[t], cos[t]) + pop(t)
       const te = agents[t].executions ?? 0
       let above = 0
@@ -135,7 +131,7 @@ function gridFigures(agents, labels, data, cells) {
 }
 
 export async function tuneText({ sample = Infinity, queryVariants = false, only = '', log = console.log } = {}) {
-  const calibration = parseCalibration()
+  const calibration = SHIPPED_CALIBRATION
   const { LEXICAL_WEIGHT, LEXICAL_K } = calibration
   const devSet = JSON.parse(readFileSync(join('test', 'fixtures', 'search-dev-set.json'), 'utf8'))
   const demo = JSON.parse(readFileSync(join('scripts', 'seed', 'demo-agents.json'), 'utf8'))
@@ -183,10 +179,4 @@ export async function tuneText({ sample = Infinity, queryVariants = false, only 
   }
   return rows
 }
-
-/** The shipped fusion weights, read from the Worker's source so the table follows it. */
-function parseCalibration() {
-  const src = readFileSync(join('src', 'agents', 'calibration.ts'), 'utf8')
-  const num = (k) => Number(src.match(new RegExp(`export const ${k} = ([0-9.]+)`))[1])
-  return { LEXICAL_WEIGHT: num('LEXICAL_WEIGHT'), LEXICAL_K: num('LEXICAL_K'), SLOPE: num('SLOPE'), OFFSET: num('OFFSET') }
 }

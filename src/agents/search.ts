@@ -19,7 +19,7 @@ import type { VocabularyWord } from '../db/search-words'
 import { correctable, correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { calibratedPart } from './calibration'
-import { fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic } from './hybrid'
+import { FEEDBACK_AGENTS, feedbackQuery, fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic, type VectorSource } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
 import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
@@ -151,11 +151,11 @@ function d1Pager(db: D1Database, read: Read, base: { viewer: Viewer; filter: Vis
 
 /**
  * Pages of public searches ranked in the Worker (see public-rank.ts): D1 only returns the page's
- * rows. Rows already read are reused when the ranking moves (the state caught up with changes, or a
- * phrase turned out to match), and a row that is gone or no longer public hands the page to D1.
+ * rows. Rows already read (`rows`, which pagers of one search share) are reused when the ranking
+ * moves (the state caught up with changes, or a phrase turned out to match), and a row that is gone
+ * or no longer public hands the page to D1.
  */
-function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limit: number, offset: number): Pager {
-  const rows = new Map<number, AgentRow>()
+function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limit: number, offset: number, rows = new Map<number, AgentRow>()): Pager {
   const rowsQuery = (rowids: number[]): Query<void> => {
     const q = agentsByRowidQuery(db, rowids)
     return { statement: q.statement, read: (result) => q.read(result).forEach((r) => rows.set(r.rowid, r)) }
@@ -222,8 +222,12 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const seen = s.filter === 'public' && s.catalogVersion ? catalogPoint(s.catalogVersion) : null
   const ranker = seen ? await publicRanker(db, read, seen) : null
   if (ranker) read = ranker.read
-  const inD1 = d1Pager(db, read, base, s.limit, offset)
-  const pager = ranker ? workerPager(db, ranker, inD1, s.limit, offset) : inD1
+  const rowsRead = new Map<number, AgentRow>()
+  const pagerOf = (limit: number, offset: number) => {
+    const inD1 = d1Pager(db, read, base, limit, offset)
+    return ranker ? workerPager(db, ranker, inD1, limit, offset, rowsRead) : inD1
+  }
+  const pager = pagerOf(s.limit, offset)
   const phrases = lookupPhrases(indexVersion, terms)
   // With Vectorize the semantic candidates depend on the lexical matches: wide lists are read whole.
   const wideRead = !semantic || semantic.version !== null
@@ -265,18 +269,65 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const vector = queryVector ? await queryVector : null
   // Vectorize unreachable: the search answers lexically, reported like an embedder failure.
   const source = semantic && vector ? await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null)) : null
+  const near = source && vector ? source.nearest(vector, SEMANTIC_CANDIDATES) : []
+  const hybrid = source && vector ? { q: vector, source, near, first: () => pagerOf(FEEDBACK_AGENTS, 0) } : null
   if (phrases.wide.size > 0) {
     const bound = WIDE_BOUND * phrases.wide.size + WIDE_SLACK
-    if (source && vector) {
-      const near = source.nearest(vector, SEMANTIC_CANDIDATES)
-      const fused = (m: Matches) => fuse(m, vector, source, near)
-      return widePage(db, read, phrases, lexical, pager, s.limit, offset, (m) => semanticMatches(m, near, bound), fused)
-    }
+    if (hybrid)
+      return widePage(
+        db,
+        read,
+        phrases,
+        lexical,
+        pager,
+        s.limit,
+        offset,
+        (m) => semanticMatches(m, near, bound),
+        (m, above) => refined(m, hybrid, above === null ? null : { above, bound }),
+      )
     const k = offset + s.limit
     return widePage(db, read, phrases, lexical, pager, s.limit, offset, (m) => nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound))
   }
-  if (source && vector) matches = fuse(matches, vector, source)
+  if (hybrid) matches = (await refined(matches, hybrid, null))!.matches
   return matches.rowids.length > 0 ? pager.page(matches) : []
+}
+
+/** What a hybrid search ranks with: the query's vector, the agents' vectors, the query's nearest agents. */
+interface Hybrid {
+  q: Float32Array
+  source: VectorSource
+  near: { rowid: number; cos: number }[]
+  /** A pager of the caller's FEEDBACK_AGENTS best candidates. */
+  first: () => Pager
+}
+
+/**
+ * The hybrid candidates of `m` (fuse), scored with the query's vector moved toward the caller's
+ * FEEDBACK_AGENTS best of them (hybrid.ts feedbackQuery). The first ranking is paged like any other,
+ * under the caller's visibility filter, so only agents the caller may see move the query; the
+ * candidates stay those of the query's own vector.
+ * With `partial` (`m` lacks the wide phrases for agents whose first score is at most `above`): null
+ * when that first ranking might differ with the whole lists, else the matches with the best score an
+ * agent left out can have under the moved vector (its wide phrases add less than `bound`, and it is
+ * no nearer the moved vector than the nearest agent outside the candidates).
+ */
+async function refined(m: Matches, h: Hybrid, partial: { above: number; bound: number } | null): Promise<{ matches: Matches; above: number } | null> {
+  const fused = fuse(m, h.q, h.source, h.near)
+  if (fused.rowids.length === 0) return { matches: fused, above: partial?.above ?? -Infinity }
+  const top = await h.first().page(fused)
+  const last = top[top.length - 1]
+  // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
+  if (partial && !(top.length === FEEDBACK_AGENTS && last.score - 1e-6 > partial.above)) return null
+  const vectors: Float32Array[] = []
+  for (const hit of top) {
+    const v = h.source.vectorOf(hit.rowid)
+    if (v) vectors.push(v)
+  }
+  const moved = feedbackQuery(h.q, vectors)
+  const matches = moved === h.q ? fused : fuse(m, moved, h.source, h.near)
+  if (!partial) return { matches, above: -Infinity }
+  const outside = h.source.bestOutside(moved, new Set(matches.rowids))
+  return { matches, above: calibratedPart(partial.bound, outside) + POPULARITY_WEIGHT }
 }
 
 /** Most agents a wide phrase is read for before its whole list is read instead. */
@@ -367,20 +418,23 @@ async function widePage(
   limit: number,
   offset: number,
   choose: (m: Matches) => Partial | null,
-  rank: (m: Matches) => Matches = (m) => m,
+  rank: (m: Matches, above: number | null) => Promise<{ matches: Matches; above: number } | null> = async (matches, above) => ({ matches, above: above ?? -Infinity }),
 ): Promise<ScoredAgent[]> {
   const partial = choose(lexical())
   if (partial) {
     const wide = [...phrases.wide]
     const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     const results = await read(queries.map((q) => q.statement))
-    const rows = await pager.page(rank(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])])))))
-    const last = rows[rows.length - 1]
-    // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
-    if (rows.length === limit && last && last.score - 1e-6 > partial.above) return rows
+    const ranked = await rank(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
+    if (ranked) {
+      const rows = await pager.page(ranked.matches)
+      const last = rows[rows.length - 1]
+      // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
+      if (rows.length === limit && last && last.score - 1e-6 > ranked.above) return rows
+    }
   }
   const whole = { ...phrases, wide: new Set<string>() }
   await readLists(db, read, whole)
-  const all = rank(lexical())
+  const all = (await rank(lexical(), null))!.matches
   return all.rowids.length > 0 ? pager.page(all) : []
 }

@@ -154,6 +154,30 @@ export function tableCosine(table: Float64Array, packed: Uint8Array, offset: num
   return cos > 1 ? 1 : cos < -1 ? -1 : cos
 }
 
+/**
+ * The unit vector packed codes stand for: Q(v) / |Q(v)| (for CODE_BITS = 8, v / |v|), or null for
+ * the zero vector (`scale` 0). What the index knows of an agent's direction, and so what a search
+ * can move its query toward (hybrid.ts feedbackQuery).
+ */
+export function decodeUnit(packed: Uint8Array, offset: number, dims: number, scale: number, bits = CODE_BITS): Float32Array | null {
+  if (scale === 0) return null
+  const perByte = 8 / bits
+  const mask = (1 << bits) - 1
+  const levels = bits === 8 ? null : levelsOf(bits).levels
+  const out = new Float32Array(dims)
+  let norm = 0
+  for (let i = 0; i < dims; i++) {
+    const code = (packed[offset + ((i / perByte) | 0)] >> ((i % perByte) * bits)) & mask
+    const x = levels ? levels[code] : (code << 24) >> 24
+    out[i] = x
+    norm += x * x
+  }
+  if (norm === 0) return null
+  const unit = 1 / Math.sqrt(norm)
+  for (let i = 0; i < dims; i++) out[i] *= unit
+  return out
+}
+
 /** The cosine search uses for query `q` and an agent's stored int8 codes (see the top of this file). */
 export function indexCosine(q: Float32Array, v: Int8Array, bits = CODE_BITS): number {
   const c = compact(v, bits)
@@ -277,6 +301,26 @@ export class VectorIndex {
     const slot = this.slot(rowid)
     if (slot === undefined || q.length !== this.dims) return null
     return tableCosine(this.table(q), this.packed, slot * this.positions, this.positions, this.scales[slot], this.words)
+  }
+
+  /** The unit vector an agent's codes here stand for (decodeUnit), or null when it has none. */
+  vectorOf(rowid: number): Float32Array | null {
+    const slot = this.slot(rowid)
+    return slot === undefined ? null : decodeUnit(this.packed, slot * this.positions, this.dims, this.scales[slot], this.bits)
+  }
+
+  /** The highest cosine of the query and an agent not in `inside` (0 when every agent here is). */
+  bestOutside(q: Float32Array, inside: Set<number>): number {
+    if (q.length !== this.dims) return 0
+    const table = this.table(q)
+    const p = this.positions
+    let best = 0
+    for (let s = 0; s < this.count; s++) {
+      if (inside.has(this.rowids[s])) continue
+      const cos = tableCosine(table, this.packed, s * p, p, this.scales[s], this.words)
+      if (cos > best) best = cos
+    }
+    return best
   }
 
   /** The `k` agents nearest the query, nearest first (ties by rowid), with their cosines. */

@@ -12,7 +12,7 @@
  */
 import { clearVector, vectorCodes } from '../db/vectors'
 import { kthLargest } from './relevance'
-import { indexCosine } from './vector-index'
+import { compact, decodeUnit, indexCosine } from './vector-index'
 
 /** Vectors per upsert or delete call. */
 export const VECTORIZE_BATCH = 1000
@@ -102,6 +102,19 @@ export class RemoteVectors {
   cosineOf(q: Float32Array, rowid: number): number | null {
     const codes = this.codes.get(rowid)
     return codes && codes.length === q.length ? indexCosine(q, codes) : null
+  }
+
+  /** The unit vector an agent's D1 codes stand for at the index's code width (decodeUnit), or null. */
+  vectorOf(rowid: number): Float32Array | null {
+    const codes = this.codes.get(rowid)
+    if (!codes) return null
+    const c = compact(codes)
+    return decodeUnit(c.packed, 0, codes.length, c.scale)
+  }
+
+  /** Agents past the ones read for this search are unknown here: any cosine may be theirs. */
+  bestOutside(): number {
+    return 1
   }
 
   /** The nearest agents that have a current vector, by their cosine from D1 (ties by rowid). */
