@@ -32,12 +32,17 @@
  * time on the shared machine: the Worker's lexical hits about 4, embedding the 10,229 queries about 7,
  * the grid about 2; both kinds of evidence are cached under .bench/, so a rerun, or one after a change
  * to the lexical side, redoes only what changed).
+ * `--tune-feedback [--tune-sample N]` grids the pseudo-relevance feedback (how many of the first
+ * ranking's agents move the query's vector, and by what weight) on the MetaTool dev half at the
+ * shipped calibration (scripts/lib/fusion-grid.mjs; a minute once the evidence is cached).
  * `--tune-text [--tune-sample N] [--query-variants]` scores other texts to embed for an agent (and a
  * query) on the MetaTool dev half, at the shipped fusion and the grid's best point, with our dev set
  * beside (scripts/lib/text-variants.mjs; a few minutes once the lexical evidence is cached).
  * `--fit [--fit-sample N]` refits the search score's calibration (src/agents/calibration.ts) on our dev
  * set and the first N (400) MetaTool dev-half queries and prints its constants (about 20 minutes:
- * both catalogs and their queries are embedded here; scripts/lib/calibration-fit.mjs).
+ * both catalogs and their queries are embedded here; scripts/lib/calibration-fit.mjs);
+ * `--fit-weights w,K` keeps the fusion's weights (as `--tune` chose them for ranking) and fits only
+ * the logistic map.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -56,7 +61,7 @@ const opt = (name, fallback) => {
 }
 const f = (x) => x.toFixed(4)
 /** The `min_score` the README documents for abstaining (its recall and refusals are printed). */
-const DOCUMENTED_MIN_SCORE = 0.21
+const DOCUMENTED_MIN_SCORE = 0.25
 if (args.includes('--fit')) {
   const { collect } = await import('./lib/calibration-data.mjs')
   const { fit } = await import('./lib/calibration-fit.mjs')
@@ -67,12 +72,18 @@ if (args.includes('--fit')) {
   const mt = loadMetaTool()
   const mtSample = mt.dev.slice(0, opt('fit-sample', 400))
   const mtd = await collect({ name: 'fit-metatool', sql: metaToolSql(mt.agents), agents: mt.agents, queries: mtSample.map((q) => q.query), log: console.log })
-  fit({ demoAgents, devSet, dev, mtAgents: mt.agents, mtSample, mtd })
+  const fixed = args.indexOf('--fit-weights')
+  fit({ demoAgents, devSet, dev, mtAgents: mt.agents, mtSample, mtd }, console.log, fixed >= 0 ? args[fixed + 1].split(',').map(Number) : null)
   process.exit(0)
 }
 if (args.includes('--tune')) {
   const { tune } = await import('./lib/fusion-grid.mjs')
   await tune({ sample: opt('tune-sample', Infinity) })
+  process.exit(0)
+}
+if (args.includes('--tune-feedback')) {
+  const { tuneFeedback } = await import('./lib/fusion-grid.mjs')
+  await tuneFeedback({ sample: opt('tune-sample', Infinity) })
   process.exit(0)
 }
 if (args.includes('--tune-text')) {

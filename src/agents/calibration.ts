@@ -19,8 +19,8 @@ import { POPULARITY_WEIGHT } from './ranking'
 
 export const LEXICAL_WEIGHT = 0.75
 export const LEXICAL_K = 128
-export const SLOPE = 20.135
-export const OFFSET = 0.1682
+export const SLOPE = 24.699
+export const OFFSET = 0.2103
 
 /** The uncalibrated evidence of an agent: bm25 relevance `rel` and cosine `cos`. */
 export function rawRelevance(rel: number, cos: number): number {
