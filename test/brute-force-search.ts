@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { LEXICAL_K, LEXICAL_WEIGHT, OFFSET, SLOPE } from '../src/agents/calibration'
-import { FEEDBACK_AGENTS, FEEDBACK_WEIGHT } from '../src/agents/hybrid'
+import { FEEDBACK_AGENTS, FEEDBACK_FLOOR, FEEDBACK_SHARE, FEEDBACK_WEIGHT } from '../src/agents/hybrid'
 import { compact, decodeUnit, indexCosine } from '../src/agents/vector-index'
 
 /**
@@ -67,7 +67,8 @@ export interface HybridCandidate {
 /**
  * The hybrid search's promise, checked the slow way: every candidate scored by the documented
  * fusion (the index's cosine of its codes), then scored again with the query's vector moved toward
- * the first ranking's FEEDBACK_AGENTS best (the mean of their codes' unit vectors at FEEDBACK_WEIGHT,
+ * the first ranking's FEEDBACK_AGENTS best, those whose relevance part is at least FEEDBACK_FLOOR and
+ * FEEDBACK_SHARE of the best of them (the mean of their codes' unit vectors at FEEDBACK_WEIGHT,
  * summed in doubles, then a float32 unit vector like any query vector). Ids and rounded scores in order.
  */
 export function bruteForceHybrid(q: Float32Array, candidates: HybridCandidate[]): { id: string; score: number }[] {
@@ -77,12 +78,13 @@ export function bruteForceHybrid(q: Float32Array, candidates: HybridCandidate[])
         const cos = a.vec ? indexCosine(v, a.vec) : 0
         const raw = LEXICAL_WEIGHT * (a.rel > 0 ? a.rel / (a.rel + LEXICAL_K) : 0) + (1 - LEXICAL_WEIGHT) * Math.max(0, cos)
         const part = 0.98 / (1 + Math.exp(-SLOPE * (raw - OFFSET)))
-        return { a, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
+        return { a, part, raw: part + 0.02 * (a.executions / (a.executions + 1000)) }
       })
       .sort((x, y) => y.raw - x.raw || y.a.executions - x.a.executions || x.a.rowid - y.a.rowid)
-  const feedback = ranked(q)
-    .slice(0, FEEDBACK_AGENTS)
-    .filter((x) => x.a.vec)
+  const best = ranked(q).slice(0, FEEDBACK_AGENTS)
+  const least = Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...best.map((x) => x.part)))
+  const feedback = best
+    .filter((x) => x.a.vec && x.part >= least)
     .map((x) => {
       const c = compact(x.a.vec!)
       return decodeUnit(c.packed, 0, q.length, c.scale)!

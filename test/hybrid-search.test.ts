@@ -254,15 +254,18 @@ describe('search input as data', () => {
   })
 
   it("moves any query's vector toward its feedback to a finite unit vector, never away from it", () => {
-    const unitOf = (d: number) =>
-      fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d }).map((xs) => {
-        const n = Math.hypot(...xs)
-        return Float32Array.from(xs, (x) => (n > 0 ? x / n : 0))
-      })
+    const unit = (xs: number[]) => {
+      const n = Math.hypot(...xs)
+      return Float32Array.from(xs, (x) => (n > 0 ? x / n : 0))
+    }
+    const raw = (d: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d })
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 24 }).chain((d) => fc.tuple(unitOf(d), fc.array(unitOf(d), { maxLength: FEEDBACK_AGENTS }))),
-        ([q, vectors]) => {
+        fc.integer({ min: 1, max: 24 }).chain((d) => fc.tuple(raw(d), fc.array(raw(d), { maxLength: FEEDBACK_AGENTS }))),
+        ([rawQ, rawVectors]) => {
+          // Query vectors and agents' decoded vectors are unit vectors (or zero).
+          const q = unit(rawQ)
+          const vectors = rawVectors.map(unit)
           const moved = feedbackQuery(q, vectors)
           if (vectors.length === 0) {
             expect(moved).toBe(q)
@@ -278,7 +281,30 @@ describe('search input as data', () => {
           if (Math.hypot(...q) > 0) expect(dot(moved)).toBeGreaterThanOrEqual(dot(q) - 1e-5)
         },
       ),
-      { numRuns: 300, examples: [[[new Float32Array([1, 0]), [new Float32Array([-1, 0])]]], [[new Float32Array(3), [new Float32Array([0, 1, 0]), new Float32Array([0, -1, 0])]]]] },
+      {
+        numRuns: 300,
+        examples: [
+          [[[1, 0], [[-1, 0]]]],
+          [
+            [
+              [0, 0, 0],
+              [
+                [0, 1, 0],
+                [0, -1, 0],
+              ],
+            ],
+          ],
+          [
+            [
+              [9, 7],
+              [
+                [0, 1],
+                [1, 0],
+              ],
+            ],
+          ],
+        ],
+      },
     )
   })
 

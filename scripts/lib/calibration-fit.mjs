@@ -2,12 +2,13 @@
  * Offline scoring of a candidate search-score formula over collected relevance data
  * (calibration-data.mjs), as src/agents/search.ts ranks a hybrid search: candidates are every lexical
  * match and the 100 agents nearest the query; they are ranked, the query's vector is moved toward the
- * FEEDBACK_AGENTS best visible ones (hybrid.ts), and they are ranked again by that vector's cosines;
+ * FEEDBACK_AGENTS best visible ones (those clearing FEEDBACK_FLOOR and FEEDBACK_SHARE; hybrid.ts), and they
+ * are ranked again by that vector's cosines;
  * the page is the 10 best visible candidates by score.
  */
 import { importTs as loadTs } from './load-ts.mjs'
 
-const { FEEDBACK_AGENTS, FEEDBACK_WEIGHT } = await loadTs('src/agents/hybrid.ts')
+const { FEEDBACK_AGENTS, FEEDBACK_FLOOR, FEEDBACK_SHARE, FEEDBACK_WEIGHT } = await loadTs('src/agents/hybrid.ts')
 /** The shipped calibration constants (LEXICAL_WEIGHT, LEXICAL_K, SLOPE, OFFSET), from the Worker's source. */
 export const SHIPPED_CALIBRATION = { ...(await loadTs('src/agents/calibration.ts')) }
 /** The shipped pseudo-relevance feedback (`agents: 0`: none). */
@@ -27,13 +28,14 @@ export function candidates({ r, cos }) {
   return cand
 }
 
-/** The visible candidates by score under `part(r, cos)`: [{ i, score, e }] best first. */
+/** The visible candidates by score under `part(r, cos)`: [{ i, p (the part), score, e }] best first. */
 function ranked(r, cos, cand, agents, part) {
   const hits = []
   for (const i of cand) {
     if (!agents[i].visible) continue
     const e = agents[i].executions ?? 0
-    hits.push({ i, score: part(r[i], cos[i]) + (POPULARITY * e) / (e + 1000), e })
+    const p = part(r[i], cos[i])
+    hits.push({ i, p, score: p + (POPULARITY * e) / (e + 1000), e })
   }
   return hits.sort((a, b) => b.score - a.score || b.e - a.e || a.i - b.i)
 }
@@ -42,8 +44,9 @@ function ranked(r, cos, cand, agents, part) {
 export function feedbackCosines(d, agents, part, cand = candidates(d), feedback = SHIPPED_FEEDBACK) {
   if (feedback.agents === 0) return d.cos
   const best = ranked(d.r, d.cos, cand, agents, part).slice(0, feedback.agents)
+  const least = Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...best.map((h) => h.p)))
   return d.moved(
-    best.map((h) => h.i),
+    best.filter((h) => h.p >= least).map((h) => h.i),
     feedback.weight,
   )
 }

@@ -179,4 +179,3 @@ export async function tuneText({ sample = Infinity, queryVariants = false, only 
   }
   return rows
 }
-}

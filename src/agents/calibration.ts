@@ -19,7 +19,7 @@ import { POPULARITY_WEIGHT } from './ranking'
 
 export const LEXICAL_WEIGHT = 0.75
 export const LEXICAL_K = 128
-export const SLOPE = 24.699
+export const SLOPE = 24.696
 export const OFFSET = 0.2103
 
 /** The uncalibrated evidence of an agent: bm25 relevance `rel` and cosine `cos`. */

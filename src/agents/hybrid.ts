@@ -14,14 +14,23 @@ export const SEMANTIC_CANDIDATES = 100
 
 /**
  * Pseudo-relevance feedback: the query's vector is moved toward the vectors of the caller's
- * FEEDBACK_AGENTS best hits of a first ranking, by FEEDBACK_WEIGHT of their mean, and the candidates
+ * FEEDBACK_AGENTS best hits of a first ranking (FEEDBACK_FLOOR below), by FEEDBACK_WEIGHT of their mean, and the candidates
  * are ranked again with that vector's cosines. The encoder then also compares agents with what the
  * query's clear matches say of themselves, which a short or oddly worded query does not. Chosen on
  * the MetaTool dev half (`npm run eval:search -- --tune-feedback`): nDCG@10 / top-1 0.6982 / 0.5468
- * without it, 0.7030 / 0.5524 with it, within 0.001 of that for 8-24 agents at weights 0.5-1.
+ * without it, 0.7024 / 0.5522 with it, within 0.001 of that for 8-24 agents at weights 0.5-1.
  */
 export const FEEDBACK_AGENTS = 8
 export const FEEDBACK_WEIGHT = 0.75
+/**
+ * Of those hits, only the ones whose relevance part is at least FEEDBACK_FLOOR (the calibrated part
+ * reads as the chance the hit is right) and at least FEEDBACK_SHARE of the best one's move the query:
+ * where nothing matches clearly (a small catalog, a query no agent answers), the best hits are mostly
+ * unrelated, and their mean would pull the query toward the catalog's centre. On the MetaTool dev
+ * half (199 agents, where they rarely bind) these cost 0.0002-0.0006; a floor of 0.05 would cost 0.002.
+ */
+export const FEEDBACK_FLOOR = 0.03
+export const FEEDBACK_SHARE = 0.25
 
 /**
  * The query's vector moved toward `vectors` (unit vectors of the feedback agents that have one):

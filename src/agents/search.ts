@@ -19,7 +19,7 @@ import type { VocabularyWord } from '../db/search-words'
 import { correctable, correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { calibratedPart } from './calibration'
-import { FEEDBACK_AGENTS, feedbackQuery, fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic, type VectorSource } from './hybrid'
+import { FEEDBACK_AGENTS, FEEDBACK_FLOOR, FEEDBACK_SHARE, feedbackQuery, fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic, type VectorSource } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
 import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
@@ -303,7 +303,7 @@ interface Hybrid {
 
 /**
  * The hybrid candidates of `m` (fuse), scored with the query's vector moved toward the caller's
- * FEEDBACK_AGENTS best of them (hybrid.ts feedbackQuery). The first ranking is paged like any other,
+ * FEEDBACK_AGENTS best of them whose part clears FEEDBACK_FLOOR and FEEDBACK_SHARE of the best (hybrid.ts). The first ranking is paged like any other,
  * under the caller's visibility filter, so only agents the caller may see move the query; the
  * candidates stay those of the query's own vector.
  * With `partial` (`m` lacks the wide phrases for agents whose first score is at most `above`): null
@@ -318,9 +318,12 @@ async function refined(m: Matches, h: Hybrid, partial: { above: number; bound: n
   const last = top[top.length - 1]
   // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
   if (partial && !(top.length === FEEDBACK_AGENTS && last.score - 1e-6 > partial.above)) return null
+  const partOf = new Map(top.map((hit) => [hit.rowid, 0]))
+  for (let i = 0; i < fused.rowids.length; i++) if (partOf.has(fused.rowids[i])) partOf.set(fused.rowids[i], fused.rels[i])
+  const least = Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...partOf.values()))
   const vectors: Float32Array[] = []
   for (const hit of top) {
-    const v = h.source.vectorOf(hit.rowid)
+    const v = partOf.get(hit.rowid)! >= least ? h.source.vectorOf(hit.rowid) : null
     if (v) vectors.push(v)
   }
   const moved = feedbackQuery(h.q, vectors)
