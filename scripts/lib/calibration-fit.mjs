@@ -2,13 +2,13 @@
  * Offline scoring of a candidate search-score formula over collected relevance data
  * (calibration-data.mjs), as src/agents/search.ts ranks a hybrid search: candidates are every lexical
  * match and the 100 agents nearest the query; they are ranked, the query's vector is moved toward the
- * FEEDBACK_AGENTS best visible ones (those clearing FEEDBACK_FLOOR and FEEDBACK_SHARE; hybrid.ts), and they
+ * FEEDBACK_AGENTS best visible ones (those clearing feedbackLeast; hybrid.ts), and they
  * are ranked again by that vector's cosines;
  * the page is the 10 best visible candidates by score.
  */
 import { importTs as loadTs } from './load-ts.mjs'
 
-const { FEEDBACK_AGENTS, FEEDBACK_FLOOR, FEEDBACK_SHARE, FEEDBACK_WEIGHT } = await loadTs('src/agents/hybrid.ts')
+const { FEEDBACK_AGENTS, FEEDBACK_WEIGHT, feedbackLeast } = await loadTs('src/agents/hybrid.ts')
 /** The shipped calibration constants (LEXICAL_WEIGHT, LEXICAL_K, SLOPE, OFFSET), from the Worker's source. */
 export const SHIPPED_CALIBRATION = { ...(await loadTs('src/agents/calibration.ts')) }
 /** The shipped pseudo-relevance feedback (`agents: 0`: none). */
@@ -44,7 +44,7 @@ function ranked(r, cos, cand, agents, part) {
 export function feedbackCosines(d, agents, part, cand = candidates(d), feedback = SHIPPED_FEEDBACK) {
   if (feedback.agents === 0) return d.cos
   const best = ranked(d.r, d.cos, cand, agents, part).slice(0, feedback.agents)
-  const least = Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...best.map((h) => h.p)))
+  const least = feedbackLeast(best.map((h) => h.p))
   return d.moved(
     best.filter((h) => h.p >= least).map((h) => h.i),
     feedback.weight,

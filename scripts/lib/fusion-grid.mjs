@@ -4,7 +4,7 @@
  * raw = w · r / (r + K) + (1 - w) · max(0, cos) for each (w, K) on a grid, scored offline over the
  * Worker's own lexical relevance and the index's cosines (calibration-data.mjs) exactly as fuse()
  * ranks (the calibration's logistic map increases with raw, so it hardly changes a page: only the
- * feedback's FEEDBACK_FLOOR and FEEDBACK_SHARE then apply to raw instead of the calibrated part). Pick on
+ * feedback's feedbackLeast then applies to raw instead of the calibrated part). Pick on
  * nDCG@10 with top-1 as tie-break, preferring round values where the optimum is flat: the printed
  * neighbourhood shows how flat it is.
  */

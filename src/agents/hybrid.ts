@@ -32,6 +32,11 @@ export const FEEDBACK_WEIGHT = 0.75
 export const FEEDBACK_FLOOR = 0.03
 export const FEEDBACK_SHARE = 0.25
 
+/** The least part a feedback hit needs, given the parts of the caller's best hits. */
+export function feedbackLeast(parts: number[]): number {
+  return Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...parts))
+}
+
 /**
  * The query's vector moved toward `vectors` (unit vectors of the feedback agents that have one):
  * normalize(q + weight · mean(vectors)); `q` itself when there are none.

@@ -19,7 +19,7 @@ import type { VocabularyWord } from '../db/search-words'
 import { correctable, correctionsOf, typoProbe } from './corrections'
 import type { Embedder } from './embedder'
 import { calibratedPart } from './calibration'
-import { FEEDBACK_AGENTS, FEEDBACK_FLOOR, FEEDBACK_SHARE, feedbackQuery, fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic, type VectorSource } from './hybrid'
+import { FEEDBACK_AGENTS, feedbackLeast, feedbackQuery, fuse, queryVector, SEMANTIC_CANDIDATES, type Semantic, type VectorSource } from './hybrid'
 import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from './public-rank'
 import { phrase, queryTerms } from './query'
 import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
@@ -303,9 +303,9 @@ interface Hybrid {
 
 /**
  * The hybrid candidates of `m` (fuse), scored with the query's vector moved toward the caller's
- * FEEDBACK_AGENTS best of them whose part clears FEEDBACK_FLOOR and FEEDBACK_SHARE of the best (hybrid.ts). The first ranking is paged like any other,
- * under the caller's visibility filter, so only agents the caller may see move the query; the
- * candidates stay those of the query's own vector.
+ * FEEDBACK_AGENTS best of them whose part clears feedbackLeast (hybrid.ts). The first ranking is
+ * paged like any other, under the caller's visibility filter, so only agents the caller may see
+ * move the query; the candidates stay those of the query's own vector.
  * With `partial` (`m` lacks the wide phrases for agents whose first score is at most `above`): null
  * when that first ranking might differ with the whole lists, else the matches with the best score an
  * agent left out can have under the moved vector (its wide phrases add less than `bound`, and it is
@@ -320,7 +320,7 @@ async function refined(m: Matches, h: Hybrid, partial: { above: number; bound: n
   if (partial && !(top.length === FEEDBACK_AGENTS && last.score - 1e-6 > partial.above)) return null
   const partOf = new Map(top.map((hit) => [hit.rowid, 0]))
   for (let i = 0; i < fused.rowids.length; i++) if (partOf.has(fused.rowids[i])) partOf.set(fused.rowids[i], fused.rels[i])
-  const least = Math.max(FEEDBACK_FLOOR, FEEDBACK_SHARE * Math.max(...partOf.values()))
+  const least = feedbackLeast([...partOf.values()])
   const vectors: Float32Array[] = []
   for (const hit of top) {
     const v = partOf.get(hit.rowid)! >= least ? h.source.vectorOf(hit.rowid) : null
