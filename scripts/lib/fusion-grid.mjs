@@ -2,13 +2,14 @@
  * `npm run eval:search -- --tune [--tune-sample N]`: the fusion's weights on the MetaTool dev half
  * (its first N queries by hash, default all of them): MetaTool top-1 and nDCG@10 of
  * raw = w · r / (r + K) + (1 - w) · max(0, cos) for each (w, K) on a grid, scored offline over the
- * Worker's own lexical relevance and the index's cosines (calibration-data.mjs) exactly as fuse()
- * ranks (the calibration's logistic map increases with raw, so it hardly changes a page: only the
- * feedback's feedbackLeast then applies to raw instead of the calibrated part). Pick on
+ * Worker's own lexical relevance and the index's cosines (calibration-data.mjs) as the Worker ranks,
+ * each cell through the shipped logistic map (SLOPE, OFFSET), so that the feedback's least part and
+ * popularity's tie-breaking act on the part as in the Worker; at the shipped (w, K) this is exactly
+ * the Worker's ranking, elsewhere the map is not the one a fit would give that cell. Pick on
  * nDCG@10 with top-1 as tie-break, preferring round values where the optimum is flat: the printed
  * neighbourhood shows how flat it is.
  */
-import { metaToolFigures, partOf, rawOf, SHIPPED_CALIBRATION, SHIPPED_FEEDBACK } from './calibration-fit.mjs'
+import { metaToolFigures, partOf, SHIPPED_CALIBRATION, SHIPPED_FEEDBACK } from './calibration-fit.mjs'
 import { collect } from './calibration-data.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
 
@@ -23,7 +24,7 @@ export async function tune({ sample = Infinity, log = console.log } = {}) {
   log(`MetaTool dev half: ${labels.length} queries' evidence in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   const rows = []
   for (const LEXICAL_WEIGHT of WEIGHTS)
-    for (const LEXICAL_K of KS) rows.push({ LEXICAL_WEIGHT, LEXICAL_K, ...metaToolFigures(mt.agents, labels, data, rawOf({ LEXICAL_WEIGHT, LEXICAL_K })) })
+    for (const LEXICAL_K of KS) rows.push({ LEXICAL_WEIGHT, LEXICAL_K, ...metaToolFigures(mt.agents, labels, data, partOf({ ...SHIPPED_CALIBRATION, LEXICAL_WEIGHT, LEXICAL_K })) })
   const lexical = metaToolFigures(mt.agents, labels, data, (r) => r)
   const semantic = metaToolFigures(mt.agents, labels, data, (r, cos) => cos)
   log(`lexical alone: top-1 ${lexical.top1.toFixed(4)} nDCG@10 ${lexical.ndcg10.toFixed(4)}; index cosine alone (with the feedback): top-1 ${semantic.top1.toFixed(4)} nDCG@10 ${semantic.ndcg10.toFixed(4)}`)

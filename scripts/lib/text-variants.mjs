@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { collect, shippedAgentText, shippedQueryText } from './calibration-data.mjs'
 import { KS, WEIGHTS } from './fusion-grid.mjs'
-import { candidates, devSetFigures, feedbackCosines, metaToolFigures, partOf, rawOf, SHIPPED_CALIBRATION } from './calibration-fit.mjs'
+import { candidates, devSetFigures, feedbackCosines, metaToolFigures, partOf, SHIPPED_CALIBRATION } from './calibration-fit.mjs'
 import { loadMetaTool, metaToolSql } from './metatool.mjs'
 import { STOP } from './peers.mjs'
 import { buildSeed, parameterText, renderSql } from '../seed/build.mjs'
@@ -141,7 +141,8 @@ export async function tuneText({ sample = Infinity, queryVariants = false, only 
   const labels = mt.dev.slice(0, sample)
   const sql = metaToolSql(mt.agents)
   const grid = WEIGHTS.flatMap((w) => KS.map((k) => ({ w, k })))
-  const cells = [rawOf({ LEXICAL_WEIGHT, LEXICAL_K }), (r, cos) => cos, ...grid.map(({ w, k }) => rawOf({ LEXICAL_WEIGHT: w, LEXICAL_K: k }))]
+  // Each cell through the shipped logistic map, as fusion-grid.mjs scores its cells.
+  const cells = [partOf(calibration), (r, cos) => cos, ...grid.map(({ w, k }) => partOf({ ...calibration, LEXICAL_WEIGHT: w, LEXICAL_K: k }))]
   const variants = [
     ...Object.entries(AGENT_TEXTS).map(([name, agent]) => ({ name, agent, query: shippedQueryText })),
     ...(queryVariants ? Object.entries(QUERY_TEXTS).map(([name, v]) => ({ name, ...v })) : []),
