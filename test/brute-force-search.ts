@@ -33,14 +33,21 @@ export const insertAgent = () =>
  * them, and ordered by score, then executions, then age. The agent ids in order.
  */
 export async function bruteForceSearch(match: string, status: string, viewer: string, teamId: string): Promise<string[]> {
+  return bruteForceRanking(await bruteForceRelevance(match), status, viewer, teamId)
+}
+
+/**
+ * The agents of `rels` (relevance by rowid) that `viewer` (a member of `teamId`) sees under `status`,
+ * scored with the documented formula and ordered by score, then executions, then age. The agent ids
+ * in order.
+ */
+export async function bruteForceRanking(rels: Map<number, number>, status: string, viewer: string, teamId: string): Promise<string[]> {
   const { results } = await env.DB.prepare(
-    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions,
-            0.98 * m.rel / (m.rel + 8) + 0.02 * (a.executions * 1.0 / (a.executions + 1000)) AS raw
-       FROM (SELECT rowid AS rid, -bm25(agents_fts, ${DOCUMENTED_WEIGHTS}) AS rel FROM agents_fts WHERE agents_fts MATCH ?) m
-       JOIN agents a ON a.rowid = m.rid`,
+    `SELECT a.rowid, a.id, a.visibility, a.owner_account_id AS owner, a.team_id AS team, a.executions
+       FROM agents a WHERE a.rowid IN (SELECT value FROM json_each(?))`,
   )
-    .bind(match)
-    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number; raw: number }>()
+    .bind(JSON.stringify([...rels.keys()]))
+    .all<{ rowid: number; id: string; visibility: string; owner: string; team: string | null; executions: number }>()
   const own = (r: { owner: string }) => r.owner === viewer
   const mine = (r: { team: string | null }) => r.team === teamId
   const visible = results.filter((r) =>
@@ -52,7 +59,14 @@ export async function bruteForceSearch(match: string, status: string, viewer: st
           ? r.visibility === 'team' && (mine(r) || own(r))
           : r.visibility === 'public' || own(r) || (r.visibility === 'team' && mine(r)),
   )
-  return visible.sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid).map((r) => r.id)
+  const raw = (r: { rowid: number; executions: number }) => {
+    const rel = rels.get(r.rowid)!
+    return (0.98 * rel) / (rel + 8) + 0.02 * (r.executions / (r.executions + 1000))
+  }
+  return visible
+    .map((r) => ({ ...r, raw: raw(r) }))
+    .sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid)
+    .map((r) => r.id)
 }
 
 /** A hybrid candidate the caller may see: its bm25 relevance (0: no word matches) and stored int8 codes. */

@@ -5,7 +5,7 @@ import { wideLists } from '../src/agents/relevance'
 import { cached } from '../src/agents/search-state'
 import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceSearch, insertAgent } from './brute-force-search'
+import { bruteForceRanking, bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -144,6 +144,53 @@ describe('wide words', () => {
       const expected = await bruteForce(`"everyn" OR "${partial}"*`, 'public')
       expect(await searchIds(`everyn ${partial}`, 'public', 10, 0), `everyn ${partial}`).toEqual(expected.slice(0, 10))
     }
+  })
+
+  it('count a wide typo correction at half weight, read only where it can matter', async () => {
+    // "everyx" and "commonx" are one edit from the wide "everyn" and "commonn" and from no other word.
+    /** The documented relevance: the query's words, then each correction at TYPO_WEIGHT (0.5), summed in that order. */
+    const relevance = async (words: string[], corrections: string[]) => {
+      const rels = new Map<number, number>()
+      for (const [phrases, weight] of [
+        [words, 1],
+        [corrections, 0.5],
+      ] as const) {
+        for (const w of phrases) for (const [rowid, rel] of await bruteForceRelevance(`"${w}"`)) rels.set(rowid, rels.has(rowid) ? rels.get(rowid)! + rel * weight : rel * weight)
+      }
+      return rels
+    }
+    const cases: [string, string[], string[]][] = [
+      ...Array.from({ length: 6 }, (): [string, string[], string[]] => {
+        const w = words(1 + Math.floor(rand() * 2)).split(' ')
+        return [`${w.join(' ')} everyx`, [...new Set(w)], ['everyn']]
+      }),
+      ...Array.from({ length: 4 }, (): [string, string[], string[]] => {
+        const w = word()
+        return [`commonx ${w}`, [w], ['commonn']]
+      }),
+      ['everyx', [], ['everyn']],
+      ['everyx commonx', [], ['everyn', 'commonn']],
+    ]
+    for (const [query, exact, corrections] of cases) {
+      // Once with the correction unknown to this index version, once after a search marked it wide.
+      for (const marked of [false, true]) {
+        await moveIndex()
+        if (marked) await searchIds(corrections.join(' '), 'public', 1, 0)
+        const rels = await relevance(exact, corrections)
+        for (const [status, limit, page] of [
+          ['public', 10, 0],
+          ['public', 7, 2],
+          ['all', 5, 1],
+          ['private', 10, 0],
+        ] as const) {
+          const expected = await bruteForceRanking(rels, status, viewer.accountId, teamId)
+          expect(await searchIds(query, status, limit, page), `${query} ${status} ${limit}/${page} ${marked}`).toEqual(expected.slice(page * limit, page * limit + limit))
+        }
+      }
+    }
+    await moveIndex()
+    await searchIds(`${VOCAB[5]} everyx`, 'public', 10, 0)
+    expect(cached.wide(await indexVersion(), '"everyn"')).toBe(true)
   })
 
   it('stay exact after agent text changes move the index version', async () => {

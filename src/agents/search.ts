@@ -187,18 +187,35 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
   }
 }
 
-/** The lists without repeats of one already kept (same agents, same relevance). */
-function distinctLists<T extends { list: PhraseList }>(lists: T[]): T[] {
-  const same = (a: PhraseList, b: PhraseList) => a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
-  return lists.filter((l, i) => !lists.slice(0, i).some((k) => same(k.list, l.list)))
-}
+/** Same agents, same relevance. */
+const sameList = (a: PhraseList, b: PhraseList) => a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
 
 /** The list with every relevance scaled by `by`. */
 const scaled = (l: PhraseList, by: number): PhraseList => ({ rowids: l.rowids, values: l.values.map((v) => v * by), at: l.at })
 
-/** Reads the relevance lists of `phrases` (no prefix) into `q`, what the cache lacks in one round trip. */
-async function readLists(db: D1Database, read: Read, q: QueryPhrases): Promise<void> {
-  const missing = missingLists(db, q)
+/**
+ * A query's typo corrections (`fixes`) as lists at TYPO_WEIGHT, in correction order, a wide one
+ * with its list in `partial` if given. Spellings of one stem ("invoice", "invoices") have the same
+ * list: it counts once. A wide correction is never such a repeat: a phrase of its stem is in as many
+ * agents, so it is wide too, and the lists of a wide and a narrower phrase differ in length (search
+ * reads two wide corrections whole, where only their lists tell whether they are one stem).
+ */
+function typoListsOf(fixes: QueryPhrases, partial?: Map<string, PhraseList>): { expr: string; list: PhraseList }[] {
+  const kept: { expr: string; list: PhraseList }[] = []
+  for (const p of knownLists(fixes, partial)) {
+    const narrow = !fixes.wide.has(p.expr)
+    if (narrow && kept.some((k) => !fixes.wide.has(k.expr) && sameList(k.list, p.list))) continue
+    kept.push(p)
+  }
+  return kept.map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+}
+
+/**
+ * Reads the relevance lists of `phrases` (no prefix) into `q`, what the cache lacks in one round
+ * trip; with `wideMin`, a phrase that turns out wide (wideLists) is marked so in `q` instead.
+ */
+async function readLists(db: D1Database, read: Read, q: QueryPhrases, wideMin: number | null = null): Promise<void> {
+  const missing = missingLists(db, q, undefined, wideMin)
   if (!missing) return
   const fetched = await runQuery(read, missing.query)
   absorb(q, missing, await completeLists(db, read, missing, fetched))
@@ -232,10 +249,11 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   // With Vectorize the semantic candidates depend on the lexical matches: wide lists are read whole.
   const wideRead = !semantic || semantic.version !== null
   if (!wideRead) phrases.wide.clear()
-  let typoLists: { expr: string; list: PhraseList }[] = []
+  let fixes: QueryPhrases | null = null
   const lexical = (partial?: Map<string, PhraseList>): Matches => {
     const known = knownLists(phrases, partial)
-    return typoLists.length > 0 ? { ...sumLists([...known, ...typoLists]), match: '' } : sumLists(known)
+    const typo = fixes ? typoListsOf(fixes, partial) : []
+    return typo.length > 0 ? { ...sumLists([...known, ...typo]), match: '' } : sumLists(known)
   }
   let matches = lexical()
   // A word read for the first time also brings its near spellings, in case it matches nothing.
@@ -259,11 +277,16 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
-      const fixes = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
-      await readLists(db, read, fixes)
-      // Spellings of one stem ("invoice", "invoices") have the same list: it counts once.
-      typoLists = distinctLists(knownLists(fixes)).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
-      if (typoLists.length > 0) matches = lexical()
+      const corrections: QueryPhrases = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
+      if (!wideRead) corrections.wide.clear()
+      // A correction in most agents ("word" -> "work") is wide like a query word: read only where it can matter.
+      await readLists(db, read, corrections, wideRead ? wideLists.min : null)
+      if (corrections.wide.size > 1) {
+        await readLists(db, read, { ...corrections, wide: new Set() })
+        corrections.wide.clear()
+      }
+      fixes = corrections
+      if (typoListsOf(corrections).length > 0) matches = lexical()
     }
   }
   const vector = queryVector ? await queryVector : null
@@ -271,13 +294,16 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const source = semantic && vector ? await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null)) : null
   const near = source && vector ? source.nearest(vector, SEMANTIC_CANDIDATES) : []
   const hybrid = source && vector ? { q: vector, source, near, first: () => pagerOf(FEEDBACK_AGENTS, 0) } : null
-  if (phrases.wide.size > 0) {
-    const bound = WIDE_BOUND * phrases.wide.size + WIDE_SLACK
+  const sets = fixes ? [phrases, fixes] : [phrases]
+  const wide = sets.flatMap((q) => [...q.wide])
+  if (wide.length > 0) {
+    // A wide correction adds TYPO_WEIGHT of a wide word's relevance: counting it as a whole one is safe.
+    const bound = WIDE_BOUND * wide.length + WIDE_SLACK
     if (hybrid)
       return widePage(
         db,
         read,
-        phrases,
+        sets,
         lexical,
         pager,
         s.limit,
@@ -286,7 +312,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
         (m, above) => refined(m, hybrid, above === null ? null : { above, bound }),
       )
     const k = offset + s.limit
-    return widePage(db, read, phrases, lexical, pager, s.limit, offset, (m) => nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound))
+    return widePage(db, read, sets, lexical, pager, s.limit, offset, (m) => nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound))
   }
   if (hybrid) matches = (await refined(matches, hybrid, null))!.matches
   return matches.rowids.length > 0 ? pager.page(matches) : []
@@ -404,7 +430,8 @@ function semanticMatches(m: Matches, near: { rowid: number; cos: number }[], bou
 }
 
 /**
- * The page of a query with wide phrases (relevance.ts's wideLists), exact without their whole
+ * The page of a query with wide phrases (relevance.ts's wideLists, in the query's words or their
+ * typo corrections: `sets`), exact without their whole
  * lists when it can be. Each adds less than WIDE_BOUND to any agent's relevance, so every agent's
  * score has a known ceiling before they are read: they are read for the agents whose ceiling is
  * highest (`choose`: nearMatches, else popularMatches; semanticMatches for a hybrid search, whose
@@ -415,7 +442,7 @@ function semanticMatches(m: Matches, near: { rowid: number; cos: number }[], bou
 async function widePage(
   db: D1Database,
   read: Read,
-  phrases: QueryPhrases,
+  sets: QueryPhrases[],
   lexical: (partial?: Map<string, PhraseList>) => Matches,
   pager: Pager,
   limit: number,
@@ -425,7 +452,7 @@ async function widePage(
 ): Promise<ScoredAgent[]> {
   const partial = choose(lexical())
   if (partial) {
-    const wide = [...phrases.wide]
+    const wide = sets.flatMap((q) => [...q.wide])
     const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     const results = await read(queries.map((q) => q.statement))
     const ranked = await rank(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
@@ -436,8 +463,7 @@ async function widePage(
       if (rows.length === limit && last && last.score - 1e-6 > ranked.above) return rows
     }
   }
-  const whole = { ...phrases, wide: new Set<string>() }
-  await readLists(db, read, whole)
+  for (const q of sets) if (q.wide.size > 0) await readLists(db, read, { ...q, wide: new Set<string>() })
   const all = (await rank(lexical(), null))!.matches
   return all.rowids.length > 0 ? pager.page(all) : []
 }
