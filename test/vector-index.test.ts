@@ -176,11 +176,19 @@ describe('the search state', () => {
     // An older version seen late changes nothing.
     sawCatalog('e1:9:2')
     expect(cached.list('e1:3', '"word"')).toBe(list)
-    // Agent text moved: lists and corrections go, the query vector stays.
+    // Agent text moved: corrections go; the list is kept as read at its version, for search to bound (stale-lists.ts).
     sawCatalog('e1:12:4')
-    expect(cached.list('e1:3', '"word"')).toBeUndefined()
+    expect(cached.list('e1:3', '"word"')).toBe(list)
+    expect(cached.list('e1:4', '"word"')).toBeUndefined()
+    expect(cached.latestList('"word"')?.index).toBe('e1:3')
     expect(cached.typo('e1:3', 'wrod')).toBeUndefined()
     expect(cached.vector('emb', 'word')).toBeInstanceOf(Float32Array)
+    // An older read of the phrase does not replace a newer one.
+    cached.setList('e1:2', '"word"', { ...list, rowids: new Uint32Array([1, 3]) })
+    expect(cached.list('e1:3', '"word"')).toBe(list)
+    // Another epoch (the catalog started over): lists of the old one go too.
+    sawCatalog('e2:1:1')
+    expect(cached.latestList('"word"')).toBeUndefined()
     const memory = searchMemory()
     expect(memory.relevance_lists).toBe(0)
     expect(memory.query_vectors).toBeGreaterThan(0)

@@ -5,7 +5,7 @@
 import { joinLists, LIST_CHUNK, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
 import type { GramProbe } from '../db/search-words'
 import { phrase } from './query'
-import { cached, phraseStats, scratch } from './search-state'
+import { cached, phraseStats, scratch, type CachedList } from './search-state'
 
 /**
  * Relevance lists are cached per phrase under the index version (see search-state.ts): a list
@@ -16,8 +16,10 @@ function cachedList(indexVersion: string | null, expr: string): PhraseList | und
   return indexVersion ? cached.list(indexVersion, expr) : undefined
 }
 
-function rememberList(indexVersion: string | null, expr: string, list: PhraseList): void {
-  if (indexVersion) cached.setList(indexVersion, expr, list)
+/** Keeps a list under the index version it was read at (the search's, when the read did not say). */
+function rememberList(indexVersion: string | null, expr: string, list: PhraseList, fetched: FetchedLists): void {
+  const at = fetched.read?.index ?? indexVersion
+  if (at) cached.setList(at, expr, list, fetched.read?.totals ?? null)
 }
 
 /**
@@ -33,6 +35,11 @@ export interface QueryPhrases {
   prefixList: PhraseList | undefined
   /** Phrases known to be wide (in half the agents or more, see wideLists) whose full list is not read. */
   wide: Set<string>
+  /**
+   * Phrases whose list this isolate read at an older index version (stale-lists.ts), not read
+   * again: search bounds how far their values moved and scores the agents that can matter again.
+   */
+  stale: Map<string, CachedList>
   indexVersion: string | null
 }
 
@@ -43,19 +50,31 @@ export interface QueryPhrases {
  */
 export const wideLists = { min: 20_000 }
 
-export function lookupPhrases(indexVersion: string | null, terms: string[]): QueryPhrases {
+/**
+ * With `useStale`, a phrase with no list at `indexVersion` but a non-empty one of an older index
+ * version of the same epoch (with FTS5's totals then) is taken as stale rather than read again.
+ */
+export function lookupPhrases(indexVersion: string | null, terms: string[], useStale = false): QueryPhrases {
   const exprs = terms.map((t) => phrase(t))
   const last = terms[terms.length - 1]
   const lists = new Map<string, PhraseList>()
   const wide = new Set<string>()
+  const stale = new Map<string, CachedList>()
   for (const expr of exprs) {
     const hit = cachedList(indexVersion, expr)
     if (hit) lists.set(expr, hit)
     else if (indexVersion && cached.wide(indexVersion, expr)) wide.add(expr)
+    else if (indexVersion && useStale) {
+      const held = cached.latestList(expr)
+      const n = held?.list.rowids.length ?? 0
+      // A list as wide as wideLists' is left to them: read only for the agents that can reach the page.
+      const wideThen = held?.totals ? n >= wideLists.min && 2 * n >= held.totals.rows : true
+      if (held && !wideThen && n > 0 && held.index.split(':')[0] === indexVersion.split(':')[0]) stale.set(expr, held)
+    }
   }
   const prefix = last.length >= 2 ? phrase(last, true) : null
   const prefixList = prefix && lists.get(exprs[exprs.length - 1])?.rowids.length === 0 ? cachedList(indexVersion, prefix) : undefined
-  return { exprs, prefix, lists, prefixList, wide, indexVersion }
+  return { exprs, prefix, lists, prefixList, wide, stale, indexVersion }
 }
 
 /** What the cache lacks: the phrases to read and the query reading them, or null when it has everything. */
@@ -71,10 +90,10 @@ export interface MissingLists {
  * with `wideMin`, a phrase that turns out wide (wideLists) comes back as such instead of its list.
  */
 export function missingLists(db: D1Database, q: QueryPhrases, probeOf: (expr: string) => GramProbe | null = () => null, wideMin: number | null = null): MissingLists | null {
-  const phrases = q.exprs.filter((e) => !q.lists.has(e) && !q.wide.has(e))
+  const phrases = q.exprs.filter((e) => !q.lists.has(e) && !q.wide.has(e) && !q.stale.has(e))
   const lastExpr = q.exprs[q.exprs.length - 1]
-  // The prefix is needed unless the last term is known to match as a word.
-  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length && !q.wide.has(lastExpr)
+  // The prefix is needed unless the last term is known to match as a word (a stale one is checked before use).
+  const wantPrefix = q.prefix !== null && q.prefixList === undefined && !q.lists.get(lastExpr)?.rowids.length && !q.wide.has(lastExpr) && !q.stale.has(lastExpr)
   if (phrases.length === 0 && !wantPrefix) return null
   const fallback = wantPrefix ? q.prefix! : null
   return { phrases, fallback, query: phraseListsQuery(db, phrases, fallback ? { phrase: fallback, unless: lastExpr } : null, LIST_CHUNK, phrases.map(probeOf), wideMin) }
@@ -129,13 +148,13 @@ export function absorb(q: QueryPhrases, missing: MissingLists, fetched: FetchedL
       return
     }
     q.lists.set(expr, fetched.lists[i])
-    rememberList(q.indexVersion, expr, fetched.lists[i])
+    rememberList(q.indexVersion, expr, fetched.lists[i], fetched)
     const empty = fetched.lists[i].rowids.length === 0 && (expr !== lastExpr || !fetched.fallback?.rowids.length)
     phraseStats.emptyRate += 0.05 * (Number(empty) - phraseStats.emptyRate)
   })
   if (fetched.fallback) {
     q.prefixList = fetched.fallback
-    rememberList(q.indexVersion, q.prefix!, fetched.fallback)
+    rememberList(q.indexVersion, q.prefix!, fetched.fallback, fetched)
   }
   return fetched.lists.some((l) => l.rowids.length > 0) || (fetched.fallback?.rowids.length ?? 0) > 0 || (fetched.wide?.some(Boolean) ?? false)
 }

@@ -17,19 +17,22 @@
  * isolate's 128 MB.
  *
  * When it is valid. Every entry is keyed by the version of what it was derived from, so a stale one
- * is never served: the index version (`<epoch>:<index>`, moved by every change to agent text) for
- * lists and corrections, the vocabulary version (`<epoch>:w<version>`, moved when a word enters or
- * leaves the search vocabulary) for corrections of none or one word, the catalog version
+ * is never served as current: the index version (`<epoch>:<index>`, moved by every change to agent
+ * text) for lists and corrections, the vocabulary version (`<epoch>:w<version>`, moved when a word
+ * enters or leaves the search vocabulary) for corrections of none or one word, the catalog version
  * (`<epoch>:<version>:<index>`, moved by every agent write) for pages, the embedder for query
- * vectors (a query's vector never changes). The public state and the vector index follow their
- * change logs instead (they are too large to rebuild on each write). The one rule that frees memory:
- * when a search sees a newer catalog than the last one this isolate saw, every cached entry derived
- * from an older one (pages of another catalog version, lists and corrections of another index
- * version) is dropped at once rather than left to age out; likewise corrections of an older
- * vocabulary version when a search reads a newer one.
+ * vectors (a query's vector never changes). A phrase's newest list is kept with the index version
+ * and FTS5 totals it was read at across later versions, for lexical search to bound
+ * (stale-lists.ts). The public state and the vector index follow their change logs instead (they
+ * are too large to rebuild on each write). The one rule that frees memory: when a search sees a
+ * newer catalog than the last one this isolate saw, every cached entry derived from an older one
+ * (pages of another catalog version, corrections of another index version, lists of another epoch)
+ * is dropped at once rather than left to age out; likewise corrections of an older vocabulary
+ * version when a search reads a newer one.
  */
 import type { PhraseList, ScoredAgent } from '../db/agents'
 import type { CatalogPoint } from '../db/public-agents'
+import type { FtsTotals } from '../db/index-changes'
 import { vectorChanges } from '../db/vectors'
 import { ByteLru } from '../lib/lru'
 import { CODE_BITS, MAX_VECTORS, VectorIndex } from './vector-index'
@@ -37,7 +40,14 @@ import { CODE_BITS, MAX_VECTORS, VectorIndex } from './vector-index'
 /** Bytes all caches share. */
 export const CACHE_BUDGET = 12 * 2 ** 20
 
-type Entry = { kind: 'list'; value: PhraseList } | { kind: 'wide'; value: true } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
+/** A phrase's relevance list, the index version it was read at and FTS5's totals then. */
+export interface CachedList {
+  index: string
+  totals: FtsTotals | null
+  list: PhraseList
+}
+
+type Entry = { kind: 'list'; value: CachedList } | { kind: 'wide'; value: true } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
 type Kind = Entry['kind']
 
 const cache = new ByteLru<Entry>(CACHE_BUDGET)
@@ -55,10 +65,26 @@ function set(entry: Entry, version: string, what: string, bytes: number): void {
   cache.set(keyOf(entry.kind, version, what), entry, bytes)
 }
 
+/** Is index version `a` (`<epoch>:<n>`) older than `b` of the same epoch. */
+const olderIndex = (a: string, b: string) => {
+  const [ea, na] = a.split(':')
+  const [eb, nb] = b.split(':')
+  return ea === eb && Number(na) < Number(nb)
+}
+
 export const cached = {
-  list: (index: string, phrase: string) => get('list', index, phrase),
-  setList: (index: string, phrase: string, list: PhraseList) =>
-    set({ kind: 'list', value: list }, index, phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 64),
+  /** The phrase's list as read at index version `index`. */
+  list: (index: string, phrase: string) => {
+    const e = get('list', '', phrase)
+    return e?.index === index ? e.list : undefined
+  },
+  /** The phrase's newest list this isolate holds, at whatever index version it was read. */
+  latestList: (phrase: string) => get('list', '', phrase),
+  setList: (index: string, phrase: string, list: PhraseList, totals: FtsTotals | null = null) => {
+    const held = get('list', '', phrase)
+    if (held && olderIndex(index, held.index)) return
+    set({ kind: 'list', value: { index, totals, list } }, '', phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 96)
+  },
   /** A phrase is wide (relevance.ts's wideLists) at this index version: its list is not read whole. */
   wide: (index: string, phrase: string) => get('wide', index, phrase),
   setWide: (index: string, phrase: string) => set({ kind: 'wide', value: true }, index, phrase, 2 * phrase.length + 64),
@@ -115,6 +141,8 @@ export function sawCatalog(catalogVersion: string): void {
     if (e.kind === 'page') return !key.startsWith(`page|${catalogVersion}|`)
     // Corrections kept under a vocabulary version outlive index versions (see sawVocabulary).
     if (e.kind === 'typo' && key.startsWith(`typo|${epoch}:w`)) return false
+    // Lists outlive index versions: search uses an older one with bounds (stale-lists.ts).
+    if (e.kind === 'list') return !e.value.index.startsWith(`${epoch}:`)
     return indexMoved && e.kind !== 'vector' && !key.startsWith(`${e.kind}|${index}|`)
   })
 }

@@ -2,7 +2,6 @@ import {
   listByPopularityQuery,
   rankCandidatesQuery,
   restrictedListQuery,
-  runQueries,
   runQuery,
   type AgentRow,
   type PhraseList,
@@ -14,6 +13,7 @@ import {
   type VisibilityFilter,
   WIDE_BOUND,
 } from '../db/agents'
+import { indexCheckQuery, indexPointQuery, type IndexCheck } from '../db/index-changes'
 import { agentsByRowidQuery } from '../db/public-agents'
 import type { VocabularyWord } from '../db/search-words'
 import { correctable, correctionsOf, typoProbe } from './corrections'
@@ -24,7 +24,8 @@ import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from 
 import { phrase, queryTerms } from './query'
 import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, wideLists, type Matches, type QueryPhrases } from './relevance'
-import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex } from './search-state'
+import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex, type CachedList } from './search-state'
+import { growthBound, MAX_STALE_CHANGES } from './stale-lists'
 import { remoteVectors } from './vectorize'
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
@@ -245,7 +246,8 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     return ranker ? workerPager(db, ranker, inD1, limit, offset, rowsRead) : inD1
   }
   const pager = pagerOf(s.limit, offset)
-  const phrases = lookupPhrases(indexVersion, terms)
+  // Lexical search keeps using lists read before the last text changes (stale-lists.ts).
+  const phrases = lookupPhrases(indexVersion, terms, !semantic)
   // With Vectorize the semantic candidates depend on the lexical matches: wide lists are read whole.
   const wideRead = !semantic || semantic.version !== null
   if (!wideRead) phrases.wide.clear()
@@ -261,19 +263,37 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!), wideRead ? wideLists.min : null)
   const nearFetched = new Map<string, VocabularyWord[]>()
   let vocabulary: string | null = null
-  if (missing) {
+  // Stale lists are checked in the same round trip: the index now, the agents changed since, each phrase's matches now.
+  const check = phrases.stale.size > 0 ? indexCheckQuery(db, oldestIndex(phrases.stale), [...phrases.stale.keys()]) : null
+  let checked: IndexCheck | null = null
+  if (missing || check) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
-    const guess = !semantic && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
-    const [fetched] = guess ? await runQueries(read, missing.query, guess) : [await runQuery(read, missing.query)]
-    fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
-    vocabulary = fetched.vocabulary ?? null
-    sawVocabulary(vocabulary)
-    if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = lexical()
+    const guess = missing && !semantic && !check && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
+    const results = await read([missing?.query.statement, guess?.statement, check?.statement].filter((st) => st !== undefined))
+    const fetched = missing ? missing.query.read(results[0]) : null
+    if (guess) guess.read(results[1])
+    if (check) checked = check.read(results[results.length - 1])
+    if (missing && fetched) {
+      fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
+      vocabulary = fetched.vocabulary ?? null
+      sawVocabulary(vocabulary)
+      if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = lexical()
+    }
+  }
+  const stale = checked ? staleBounds(phrases, checked) : null
+  // A stale list that cannot be bounded (or whose word matches nothing now) is read again.
+  const unbounded = [...phrases.stale.keys()].filter((expr) => !stale?.growth.has(expr))
+  if (unbounded.length > 0) {
+    for (const expr of unbounded) phrases.stale.delete(expr)
+    await readLists(db, read, phrases, wideLists.min)
+    matches = lexical()
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
-  const unknown = terms.filter((t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !phrases.wide.has(phrase(t)) && !(t === last && phrases.prefixList?.rowids.length))
+  const unknown = terms.filter(
+    (t) => correctable(t) && !phrases.lists.get(phrase(t))?.rowids.length && !phrases.wide.has(phrase(t)) && !phrases.stale.has(phrase(t)) && !(t === last && phrases.prefixList?.rowids.length),
+  )
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
@@ -296,7 +316,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const hybrid = source && vector ? { q: vector, source, near, first: () => pagerOf(FEEDBACK_AGENTS, 0) } : null
   const sets = fixes ? [phrases, fixes] : [phrases]
   const wide = sets.flatMap((q) => [...q.wide])
-  if (wide.length > 0) {
+  if (wide.length > 0 || phrases.stale.size > 0) {
     // A wide correction adds TYPO_WEIGHT of a wide word's relevance: counting it as a whole one is safe.
     const bound = WIDE_BOUND * wide.length + WIDE_SLACK
     if (hybrid)
@@ -312,10 +332,49 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
         (m, above) => refined(m, hybrid, above === null ? null : { above, bound }),
       )
     const k = offset + s.limit
-    return widePage(db, read, sets, lexical, pager, s.limit, offset, (m) => nearMatches(m, k, bound) ?? popularMatches(m, ranker?.executions() ?? null, k, bound))
+    const choose = (m: Matches) => nearMatches(m, k, bound) ?? (wide.length > 0 ? popularMatches(m, ranker?.executions() ?? null, k, bound) : everyMatch(m))
+    return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, phrases.stale.size > 0 ? stale : null)
   }
   if (hybrid) matches = (await refined(matches, hybrid, null))!.matches
   return matches.rowids.length > 0 ? pager.page(matches) : []
+}
+
+/** What search needs to use stale lists (stale-lists.ts), from the index as it is now. */
+interface StaleBounds {
+  /** `<epoch>:<index version>` the bounds hold at. */
+  index: string
+  /** Agents whose text changed since the oldest stale list was read. */
+  changed: number[]
+  /** Per stale phrase, the factor bounding how far any other agent's value grew. */
+  growth: Map<string, number>
+  lists: Map<string, PhraseList>
+}
+
+/** The oldest index version (its number) any of the stale lists was read at. */
+const oldestIndex = (stale: Map<string, CachedList>) => Math.min(...[...stale.values()].map((held) => Number(held.index.split(':')[1])))
+
+/**
+ * Bounds for the query's stale lists from the check read with them (`c`, whose counts follow the
+ * stale phrases in order): null when the change log does not reach back or too many agents changed.
+ */
+function staleBounds(q: QueryPhrases, c: IndexCheck): StaleBounds | null {
+  if (!c.totals || !c.changed || c.changed.length > MAX_STALE_CHANGES) return null
+  const growth = new Map<string, number>()
+  const lists = new Map<string, PhraseList>()
+  const epoch = c.index.split(':')[0]
+  ;[...q.stale].forEach(([expr, held], i) => {
+    if (!held.totals || held.index.split(':')[0] !== epoch || !(c.counts[i] > 0)) return
+    const bound = growthBound({ ...held.totals, hits: held.list.rowids.length }, { ...c.totals!, hits: c.counts[i] })
+    if (bound === null) return
+    growth.set(expr, bound)
+    lists.set(expr, held.list)
+  })
+  return { index: c.index, changed: c.changed, growth, lists }
+}
+
+/** Every match, when there are few enough to read phrases for: no agent left out matches anything. */
+function everyMatch(m: Matches): Partial | null {
+  return m.rowids.length <= MAX_PARTIAL ? { rowids: [...m.rowids], above: -Infinity } : null
 }
 
 /** What a hybrid search ranks with: the query's vector, the agents' vectors, the query's nearest agents. */
@@ -449,21 +508,29 @@ async function widePage(
   offset: number,
   choose: (m: Matches) => Partial | null,
   rank: (m: Matches, above: number | null) => Promise<{ matches: Matches; above: number } | null> = async (matches, above) => ({ matches, above: above ?? -Infinity }),
+  stale: StaleBounds | null = null,
 ): Promise<ScoredAgent[]> {
-  const partial = choose(lexical())
-  if (partial) {
-    const wide = sets.flatMap((q) => [...q.wide])
-    const queries = wide.map((expr) => restrictedListQuery(db, expr, partial.rowids))
-    const results = await read(queries.map((q) => q.statement))
-    const ranked = await rank(lexical(new Map(wide.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
+  // Agents are chosen by their ceiling: a stale list's values raised by its growth bound.
+  const raised = stale ? new Map([...stale.growth].map(([expr, growth]) => [expr, scaled(stale.lists.get(expr)!, growth)])) : undefined
+  const chosen = choose(lexical(raised))
+  // Agents whose text changed since a stale list was read are scored again whatever their old value.
+  const partial = chosen && stale ? { rowids: [...new Set([...chosen.rowids, ...stale.changed])], above: chosen.above } : chosen
+  if (partial && partial.rowids.length <= MAX_PARTIAL + MAX_STALE_CHANGES) {
+    const exprs = [...sets.flatMap((q) => [...q.wide]), ...(stale?.growth.keys() ?? [])]
+    const queries = exprs.map((expr) => restrictedListQuery(db, expr, partial.rowids))
+    // The bounds hold for the index they were taken at: read at another, the page is made from whole lists.
+    const point = stale ? indexPointQuery(db) : null
+    const results = await read([...queries.map((q) => q.statement), ...(point ? [point.statement] : [])])
+    const ranked = point && point.read(results[results.length - 1]) !== stale!.index ? null : await rank(lexical(new Map(exprs.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
     if (ranked) {
       const rows = await pager.page(ranked.matches)
       const last = rows[rows.length - 1]
-      // Scores are rounded to 1e-6: the last one's raw score is above its score less that.
-      if (rows.length === limit && last && last.score - 1e-6 > ranked.above) return rows
+      // Every agent that can match read (above -Infinity), or the page full and above every ceiling
+      // left out (scores are rounded to 1e-6: the last one's raw score is above its score less that).
+      if (ranked.above === -Infinity || (rows.length === limit && last && last.score - 1e-6 > ranked.above)) return rows
     }
   }
-  for (const q of sets) if (q.wide.size > 0) await readLists(db, read, { ...q, wide: new Set<string>() })
+  for (const q of sets) if (q.wide.size > 0 || q.stale.size > 0) await readLists(db, read, { ...q, wide: new Set<string>(), stale: new Map() })
   const all = (await rank(lexical(), null))!.matches
   return all.rowids.length > 0 ? pager.page(all) : []
 }

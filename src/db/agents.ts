@@ -1,5 +1,6 @@
 /** The agent catalog: rows, visibility-scoped reads, full-text search and reviews. */
 import { POPULARITY_WEIGHT, SCORE_K, WORD_WEIGHTS } from '../agents/ranking'
+import { INDEX_POINT_SQL, parseTotals, TOTALS_SQL, type FtsTotals } from './index-changes'
 import { nearWordsSql, parseNearWords, probeParam, VOCABULARY_POINT_SQL, type GramProbe, type VocabularyWord } from './search-words'
 
 export type Visibility = 'public' | 'private' | 'team'
@@ -333,6 +334,8 @@ export interface FetchedLists {
   near: (VocabularyWord[] | null)[]
   /** With probes: the vocabulary point (`VOCABULARY_POINT_SQL`) the near words were found at. */
   vocabulary?: string | null
+  /** The index the lists were read at (`<epoch>:<index version>`) and its FTS5 totals, when read. */
+  read?: { index: string; totals: FtsTotals | null }
 }
 
 /**
@@ -365,6 +368,7 @@ export function phraseListsQuery(
     columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param, probe)} END AS n${i}`)
   })
   if (probeBinds.length > 0) columns.push(`${VOCABULARY_POINT_SQL} AS vocabulary`)
+  columns.push(`${INDEX_POINT_SQL} AS idx, ${TOTALS_SQL} AS totals`)
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases, ...probeBinds),
     read: ({ results }) => {
@@ -378,6 +382,7 @@ export function phraseListsQuery(
           return near === null || near === undefined ? null : parseNearWords(near)
         }),
         vocabulary: row?.vocabulary ?? null,
+        read: row ? { index: String(row.idx), totals: parseTotals(row.totals) } : undefined,
       }
     },
   }
