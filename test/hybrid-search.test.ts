@@ -254,9 +254,12 @@ describe('search input as data', () => {
   })
 
   it("moves any query's vector toward its feedback to a finite unit vector, never away from it", () => {
+    // Scaled by the largest magnitude first: the norm of subnormal coordinates is too coarse to divide by.
     const unit = (xs: number[]) => {
-      const n = Math.hypot(...xs)
-      return Float32Array.from(xs, (x) => (n > 0 ? x / n : 0))
+      const top = Math.max(0, ...xs.map(Math.abs))
+      const scaled = xs.map((x) => (top > 0 ? x / top : 0))
+      const n = Math.hypot(...scaled)
+      return Float32Array.from(scaled, (x) => (n > 0 ? x / n : 0))
     }
     const raw = (d: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: d, maxLength: d })
     fc.assert(
@@ -285,6 +288,7 @@ describe('search input as data', () => {
         numRuns: 300,
         examples: [
           [[[1, 0], [[-1, 0]]]],
+          [[[-5e-324, -5e-324], [[0, -5e-324]]]],
           [
             [
               [0, 0, 0],
