@@ -333,7 +333,10 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
       )
     const k = offset + s.limit
     const choose = (m: Matches) => nearMatches(m, k, bound) ?? (wide.length > 0 ? popularMatches(m, ranker?.executions() ?? null, k, bound) : everyMatch(m))
-    return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, phrases.stale.size > 0 ? stale : null)
+    // Public pages are ranked in the Worker, which keeps the rows it read: the page the lists as read
+    // give is almost always the page, so its rows come with the reads that make it exact.
+    const guess = ranker ? (m: Matches) => pager.guess(m) : null
+    return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, phrases.stale.size > 0 ? stale : null, guess)
   }
   if (hybrid) matches = (await refined(matches, hybrid, null))!.matches
   return matches.rowids.length > 0 ? pager.page(matches) : []
@@ -509,6 +512,7 @@ async function widePage(
   choose: (m: Matches) => Partial | null,
   rank: (m: Matches, above: number | null) => Promise<{ matches: Matches; above: number } | null> = async (matches, above) => ({ matches, above: above ?? -Infinity }),
   stale: StaleBounds | null = null,
+  guess: ((m: Matches) => Query<unknown>) | null = null,
 ): Promise<ScoredAgent[]> {
   // Agents are chosen by their ceiling: a stale list's values raised by its growth bound.
   const raised = stale ? new Map([...stale.growth].map(([expr, growth]) => [expr, scaled(stale.lists.get(expr)!, growth)])) : undefined
@@ -520,7 +524,9 @@ async function widePage(
     const queries = exprs.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     // The bounds hold for the index they were taken at: read at another, the page is made from whole lists.
     const point = stale ? indexPointQuery(db) : null
-    const results = await read([...queries.map((q) => q.statement), ...(point ? [point.statement] : [])])
+    const guessed = guess?.(lexical(stale?.lists))
+    const results = await read([...queries.map((q) => q.statement), ...(guessed ? [guessed.statement] : []), ...(point ? [point.statement] : [])])
+    if (guessed) guessed.read(results[queries.length])
     const ranked = point && point.read(results[results.length - 1]) !== stale!.index ? null : await rank(lexical(new Map(exprs.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
     if (ranked) {
       const rows = await pager.page(ranked.matches)
