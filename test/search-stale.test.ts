@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { cached } from '../src/agents/search-state'
+import { cached, publicRanking } from '../src/agents/search-state'
 import { ftsIdf, growthBound } from '../src/agents/stale-lists'
 import { indexCheckQuery, parseTotals } from '../src/db/index-changes'
 import { action, createTeam, newCaller, type Json } from './helpers'
@@ -132,6 +132,29 @@ describe('lists read before agent text changed', () => {
       { numRuns: 25 },
     )
     expect(staleUsed).toBeGreaterThan(10)
+  })
+
+  it('keep the public ranking state across inserts and deletes, from the change logs, exact', async () => {
+    const query = `${VOCAB[0]} ${VOCAB[3]}`
+    await check(query, 'public', 10, 0)
+    const state = publicRanking.state
+    expect(state).not.toBeNull()
+    for (let i = 0; i < 6; i++) {
+      // A new public agent holding the query's words, gone again every other time; and any other change.
+      await insertAgent()
+        .bind(`stale${inserted++}`, `${VOCAB[0]} ${VOCAB[0]}`, `${VOCAB[3]} ${VOCAB[0]}`, 'public', other.accountId, null, 2000 + i, '')
+        .run()
+      await check(query, 'public', 10, 0)
+      if (i % 2)
+        await env.DB.prepare('DELETE FROM agents WHERE id = ?')
+          .bind(`stale${inserted - 1}`)
+          .run()
+      await changeText(i % 5, VOCAB[0])
+      await check(query, 'public', 3, 1)
+    }
+    // Brought up to date in place: never loaded again.
+    expect(publicRanking.state).toBe(state)
+    expect(publicRanking.state!.index).toBe(await indexVersion())
   })
 
   it('reads the index totals FTS5 ranks with, and bounds how far an unchanged agent can move', async () => {

@@ -1,8 +1,9 @@
 /**
  * Public searches ranked in the Worker. A public page depends only on relevance (the cached phrase
  * lists), visibility and executions, so each isolate keeps every public agent's executions by rowid:
- * loaded once per index version, then kept current from the change log (migration 0010) with one
- * small statement sent along with the search's first read. D1 then returns just the page's rows,
+ * loaded once, then kept current from the change logs (updates, migration 0010; text inserted,
+ * changed or deleted, migration 0017) with one small statement sent along with the search's first
+ * read, and loaded again only when the logs no longer reach back to it. D1 then returns just the page's rows,
  * instead of joining every candidate that might rank.
  */
 import { runQuery, type Read } from '../db/agents'
@@ -97,13 +98,22 @@ export async function loadPublicState(db: D1Database, read: Read, chunk = PUBLIC
   }
 }
 
-/** Applies the changes since `since`; false when they cannot bring this state up to date. */
-function apply(changes: AgentChanges, since: number): boolean {
-  if (!publicRanking.state || changes.index !== publicRanking.state.index) return false
-  // Older entries may have been dropped from the log.
-  if (changes.version - since > CHANGE_LOG_LENGTH) return false
+/** `<epoch>:<n>` as its parts. */
+function indexParts(index: string): { epoch: string; n: number } {
+  const [epoch, n] = index.split(':')
+  return { epoch, n: Number(n) }
+}
+
+/** Applies the changes since catalog version `since`; false when they cannot bring this state up to date. */
+function apply(changes: AgentChanges, since: number, sinceIndex: string): boolean {
+  if (!publicRanking.state || indexParts(changes.index).epoch !== indexParts(publicRanking.state.index).epoch) return false
   // Another search of this isolate brought the state further meanwhile.
   if (changes.version <= publicRanking.state.version) return true
+  // Older entries may have been dropped from the logs: the state is loaded again.
+  if (changes.version - since > CHANGE_LOG_LENGTH || !changes.complete || publicRanking.state.index !== sinceIndex) {
+    publicRanking.state = null
+    return false
+  }
   const c = changes.changed
   for (let i = 0; i < c.length; i += 3) {
     const rowid = c[i]
@@ -115,6 +125,7 @@ function apply(changes: AgentChanges, since: number): boolean {
     publicRanking.state.executions[rowid] = c[i + 1] === 1 ? c[i + 2] : -1
   }
   publicRanking.state.version = changes.version
+  publicRanking.state.index = changes.index
   return true
 }
 
@@ -135,7 +146,8 @@ export interface PublicRanker {
  * D1 instead (another search is loading the state, or the catalog cannot be held).
  */
 export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoint): Promise<PublicRanker | null> {
-  if (!publicRanking.state || publicRanking.state.index !== seen.index || seen.version - publicRanking.state.version > CHANGE_LOG_LENGTH) {
+  const epoch = indexParts(seen.index).epoch
+  if (!publicRanking.state || indexParts(publicRanking.state.index).epoch !== epoch || seen.version - publicRanking.state.version > CHANGE_LOG_LENGTH) {
     if (publicRanking.loadingSince && Date.now() - publicRanking.loadingSince < LOAD_GIVEN_UP_MS) return null
     publicRanking.loadingSince = Date.now()
     try {
@@ -144,9 +156,10 @@ export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoin
     } finally {
       publicRanking.loadingSince = 0
     }
-    if (!publicRanking.state || publicRanking.state.index !== seen.index) return null
+    if (!publicRanking.state || indexParts(publicRanking.state.index).epoch !== epoch) return null
   }
-  const fits = () => publicRanking.state !== null && publicRanking.state.index === seen.index
+  // A state at a newer version than the search saw serves it too: agents inserted since are in none of its lists.
+  const fits = () => publicRanking.state !== null && indexParts(publicRanking.state.index).epoch === epoch
   // The guess and the page rank the same matches: the second time comes from here unless the state moved.
   let last: { m: Matches; k: number; executions: Float64Array; version: number; ranked: RankedAgent[] } | null = null
   const rank = (m: Matches, k: number) => {
@@ -162,13 +175,14 @@ export async function publicRanker(db: D1Database, read: Read, seen: CatalogPoin
   const executions = () => (current() ? publicRanking.state!.executions : null)
   if (upToDate) return { read, rank, current, executions }
   const since = publicRanking.state.version
+  const sinceIndex = publicRanking.state.index
   let first = true
   const readWithChanges: Read = async (statements) => {
     if (!first) return read(statements)
     first = false
-    const changes = agentChangesQuery(db, since)
+    const changes = agentChangesQuery(db, since, indexParts(sinceIndex).n)
     const results = await read([...statements, changes.statement])
-    upToDate = apply(changes.read(results[results.length - 1]), since) && publicRanking.state!.version >= seen.version
+    upToDate = apply(changes.read(results[results.length - 1]), since, sinceIndex) && publicRanking.state!.version >= seen.version
     return results.slice(0, -1)
   }
   return { read: readWithChanges, rank, current, executions }

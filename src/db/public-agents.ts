@@ -46,24 +46,36 @@ export function publicAgentsQuery(db: D1Database, afterRowid: number, chunk = PU
 }
 
 export interface AgentChanges extends CatalogPoint {
-  /** Each agent updated after the version asked for, flat: [rowid, public (1 or 0), executions, ...]. */
+  /**
+   * Each agent updated after the catalog version asked for, inserted or deleted after the index
+   * version asked for, as it is now, flat: [rowid, public (1 or 0; 0 once deleted), executions, ...].
+   */
   changed: number[]
+  /** False when the index change log (migration 0017) no longer reaches back to the index version asked for. */
+  complete: boolean
 }
 
-/** The agents updated after catalog version `since`, as they are now. */
-export function agentChangesQuery(db: D1Database, since: number): Query<AgentChanges> {
+/**
+ * The agents updated after catalog version `since` (migration 0010) and those whose text entered,
+ * changed or left after index version `sinceIndex` (migration 0017), as they are now.
+ */
+export function agentChangesQuery(db: D1Database, since: number, sinceIndex: number): Query<AgentChanges> {
+  if (!Number.isSafeInteger(sinceIndex) || sinceIndex < 0) throw new Error(`not an index version: ${sinceIndex}`)
   return {
     statement: db
       .prepare(
         `SELECT ${POINT},
-                (SELECT group_concat(a.rowid || ' ' || (a.visibility = 'public') || ' ' || a.executions, ' ')
-                   FROM agents a WHERE a.rowid IN (SELECT agent_rowid FROM agent_changes WHERE version > ?)) AS changed
+                (SELECT coalesce(min(index_version) <= ?2 + 1, v.index_version = ?2) FROM index_changes WHERE index_version > ?2) AS complete,
+                (SELECT group_concat(c.r || ' ' || coalesce(a.visibility = 'public', 0) || ' ' || coalesce(a.executions, 0), ' ')
+                   FROM (SELECT agent_rowid AS r FROM agent_changes WHERE version > ?1
+                         UNION SELECT agent_rowid FROM index_changes WHERE index_version > ?2) c
+                   LEFT JOIN agents a ON a.rowid = c.r) AS changed
            FROM catalog_version v WHERE v.id = 1`,
       )
-      .bind(since),
+      .bind(since, sinceIndex),
     read: ({ results }) => {
-      const row = results[0] as { idx: string; version: number; changed: string | null }
-      return { index: row.idx, version: row.version, changed: numbers(row.changed) }
+      const row = results[0] as { idx: string; version: number; changed: string | null; complete: number }
+      return { index: row.idx, version: row.version, changed: numbers(row.changed), complete: row.complete === 1 }
     },
   }
 }
