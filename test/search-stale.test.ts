@@ -5,7 +5,7 @@ import { cached, publicRanking } from '../src/agents/search-state'
 import { ftsIdf, growthBound } from '../src/agents/stale-lists'
 import { indexCheckQuery, parseTotals } from '../src/db/index-changes'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceSearch, insertAgent } from './brute-force-search'
+import { bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -174,13 +174,15 @@ describe('lists read before agent text changed', () => {
           .bind(`"${probe}"`, agent!.r)
           .all<{ id: string }>()
       ).results
-    // Values grow (a holder of the word gone, texts longer) and shrink (more holders, texts shorter); each move is bounded.
+    // Values grow (a holder of the word gone, texts longer without it) and shrink (more holders, texts shorter); each move is bounded.
     const moves = [
       async () => {
         await env.DB.prepare('DELETE FROM agents WHERE id = ?')
           .bind((await holders())[0].id)
           .run()
-        await env.DB.prepare("UPDATE agents SET description = ? WHERE id = (SELECT id FROM agents WHERE id LIKE 'stale%' AND rowid <> ? ORDER BY rowid DESC LIMIT 1)").bind(words(60), agent!.r).run()
+        await env.DB.prepare("UPDATE agents SET description = ? WHERE id = (SELECT id FROM agents WHERE id LIKE 'stale%' AND rowid <> ? ORDER BY rowid DESC LIMIT 1)")
+          .bind(`${VOCAB[47]} `.repeat(60), agent!.r)
+          .run()
       },
       async () => {
         await agentRow().run()
@@ -210,6 +212,27 @@ describe('lists read before agent text changed', () => {
     }
     expect(seen.grew).toBeGreaterThan(0)
     expect(seen.shrank).toBeGreaterThan(0)
+  })
+
+  it('bounds every unchanged agent of a word, over any text changes, common words included', async () => {
+    let checked = 0
+    for (let i = 0; i < 60; i++) {
+      // The commonest words are in about half the agents, where idf is most sensitive to their count.
+      const probe = VOCAB[i % 8]
+      const check = indexCheckQuery(env.DB, Number((await indexVersion()).split(':')[1]), [`"${probe}"`])
+      const then = check.read((await env.DB.batch<Record<string, unknown>>([check.statement]))[0])
+      const before = await bruteForceRelevance(`"${probe}"`)
+      await changeText(i % 5, probe)
+      if (i % 3 === 0) await changeText((i + 2) % 5, VOCAB[(i + 1) % 8])
+      const now = check.read((await env.DB.batch<Record<string, unknown>>([check.statement]))[0])
+      const bound = growthBound({ ...then.totals!, hits: then.counts[0] }, { ...now.totals!, hits: now.counts[0] })!
+      for (const [rowid, v1] of await bruteForceRelevance(`"${probe}"`)) {
+        if (now.changed!.includes(rowid) || !before.has(rowid)) continue
+        expect(v1, `${probe} ${i} ${rowid}`).toBeLessThanOrEqual(before.get(rowid)! * bound)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(5000)
   })
 
   it('parses any averages record without throwing, and only well-formed ones', () => {
