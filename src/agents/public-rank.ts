@@ -10,7 +10,7 @@ import { runQuery, type Read } from '../db/agents'
 import { agentChangesQuery, CHANGE_LOG_LENGTH, PUBLIC_CHUNK, publicAgentsQuery, type AgentChanges, type CatalogPoint } from '../db/public-agents'
 import { blendedScore, partFloor, partScore, relevanceFloor } from './ranking'
 import { DENSE_ROWIDS, type Matches } from './relevance'
-import { publicRanking, type PublicState } from './search-state'
+import { indexParts, publicRanking, type PublicState } from './search-state'
 
 export type { PublicState }
 
@@ -96,12 +96,6 @@ export async function loadPublicState(db: D1Database, read: Read, chunk = PUBLIC
     }
     if (part.agents.length < 2 * chunk) return { index: first.index, version: first.version, executions }
   }
-}
-
-/** `<epoch>:<n>` as its parts. */
-function indexParts(index: string): { epoch: string; n: number } {
-  const [epoch, n] = index.split(':')
-  return { epoch, n: Number(n) }
 }
 
 /** Applies the changes since catalog version `since`; false when they cannot bring this state up to date. */

@@ -5,7 +5,7 @@
 import { joinLists, LIST_CHUNK, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
 import type { GramProbe } from '../db/search-words'
 import { phrase } from './query'
-import { cached, phraseStats, scratch, type CachedList } from './search-state'
+import { cached, indexParts, phraseStats, scratch, type CachedList } from './search-state'
 
 /**
  * Relevance lists are cached per phrase under the index version (see search-state.ts): a list
@@ -69,7 +69,7 @@ export function lookupPhrases(indexVersion: string | null, terms: string[], useS
       const n = held?.list.rowids.length ?? 0
       // A list as wide as wideLists' is left to them: read only for the agents that can reach the page.
       const wideThen = held?.totals ? n >= wideLists.min && 2 * n >= held.totals.rows : true
-      if (held && !wideThen && n > 0 && held.index.split(':')[0] === indexVersion.split(':')[0]) stale.set(expr, held)
+      if (held && !wideThen && n > 0 && indexParts(held.index).epoch === indexParts(indexVersion).epoch) stale.set(expr, held)
     }
   }
   const prefix = last.length >= 2 ? phrase(last, true) : null

@@ -65,11 +65,16 @@ function set(entry: Entry, version: string, what: string, bytes: number): void {
   cache.set(keyOf(entry.kind, version, what), entry, bytes)
 }
 
-/** Is index version `a` (`<epoch>:<n>`) older than `b` of the same epoch. */
+/** An index version (`<epoch>:<n>`) as its parts. */
+export function indexParts(index: string): { epoch: string; n: number } {
+  const [epoch, n] = index.split(':')
+  return { epoch, n: Number(n) }
+}
+
+/** Is index version `a` older than `b` of the same epoch. */
 const olderIndex = (a: string, b: string) => {
-  const [ea, na] = a.split(':')
-  const [eb, nb] = b.split(':')
-  return ea === eb && Number(na) < Number(nb)
+  const [pa, pb] = [indexParts(a), indexParts(b)]
+  return pa.epoch === pb.epoch && pa.n < pb.n
 }
 
 export const cached = {

@@ -24,7 +24,7 @@ import { catalogPoint, publicRanker, type PublicRanker, type RankedAgent } from 
 import { phrase, queryTerms } from './query'
 import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePart, TYPO_WEIGHT } from './ranking'
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, wideLists, type Matches, type QueryPhrases } from './relevance'
-import { askedBefore, cached, sawCatalog, sawVocabulary, vectorIndex, type CachedList } from './search-state'
+import { askedBefore, cached, indexParts, sawCatalog, sawVocabulary, vectorIndex, type CachedList } from './search-state'
 import { growthBound, MAX_STALE_CHANGES } from './stale-lists'
 import { remoteVectors } from './vectorize'
 
@@ -354,7 +354,7 @@ interface StaleBounds {
 }
 
 /** The oldest index version (its number) any of the stale lists was read at. */
-const oldestIndex = (stale: Map<string, CachedList>) => Math.min(...[...stale.values()].map((held) => Number(held.index.split(':')[1])))
+const oldestIndex = (stale: Map<string, CachedList>) => Math.min(...[...stale.values()].map((held) => indexParts(held.index).n))
 
 /**
  * Bounds for the query's stale lists from the check read with them (`c`, whose counts follow the
@@ -364,9 +364,9 @@ function staleBounds(q: QueryPhrases, c: IndexCheck): StaleBounds | null {
   if (!c.totals || !c.changed || c.changed.length > MAX_STALE_CHANGES) return null
   const growth = new Map<string, number>()
   const lists = new Map<string, PhraseList>()
-  const epoch = c.index.split(':')[0]
+  const epoch = indexParts(c.index).epoch
   ;[...q.stale].forEach(([expr, held], i) => {
-    if (!held.totals || held.index.split(':')[0] !== epoch || !(c.counts[i] > 0)) return
+    if (!held.totals || indexParts(held.index).epoch !== epoch || !(c.counts[i] > 0)) return
     const bound = growthBound({ ...held.totals, hits: held.list.rowids.length }, { ...c.totals!, hits: c.counts[i] })
     if (bound === null) return
     growth.set(expr, bound)
