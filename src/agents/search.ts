@@ -350,7 +350,6 @@ interface StaleBounds {
   changed: number[]
   /** Per stale phrase, the factor bounding how far any other agent's value grew. */
   growth: Map<string, number>
-  lists: Map<string, PhraseList>
 }
 
 /** The oldest index version (its number) any of the stale lists was read at. */
@@ -363,16 +362,14 @@ const oldestIndex = (stale: Map<string, CachedList>) => Math.min(...[...stale.va
 function staleBounds(q: QueryPhrases, c: IndexCheck): StaleBounds | null {
   if (!c.totals || !c.changed || c.changed.length > MAX_STALE_CHANGES) return null
   const growth = new Map<string, number>()
-  const lists = new Map<string, PhraseList>()
   const epoch = indexParts(c.index).epoch
   ;[...q.stale].forEach(([expr, held], i) => {
     if (!held.totals || indexParts(held.index).epoch !== epoch || !(c.counts[i] > 0)) return
     const bound = growthBound({ ...held.totals, hits: held.list.rowids.length }, { ...c.totals!, hits: c.counts[i] })
     if (bound === null) return
     growth.set(expr, bound)
-    lists.set(expr, held.list)
   })
-  return { index: c.index, changed: c.changed, growth, lists }
+  return { index: c.index, changed: c.changed, growth }
 }
 
 /** Every match, when there are few enough to read phrases for: no agent left out matches anything. */
@@ -515,7 +512,8 @@ async function widePage(
   guess: ((m: Matches) => Query<unknown>) | null = null,
 ): Promise<ScoredAgent[]> {
   // Agents are chosen by their ceiling: a stale list's values raised by its growth bound.
-  const raised = stale ? new Map([...stale.growth].map(([expr, growth]) => [expr, scaled(stale.lists.get(expr)!, growth)])) : undefined
+  const staleLists = new Map(sets.flatMap((q) => [...q.stale].map(([expr, held]) => [expr, held.list] as const)))
+  const raised = stale ? new Map([...stale.growth].map(([expr, growth]) => [expr, scaled(staleLists.get(expr)!, growth)])) : undefined
   const chosen = choose(lexical(raised))
   // Agents whose text changed since a stale list was read are scored again whatever their old value.
   const partial = chosen && stale ? { rowids: [...new Set([...chosen.rowids, ...stale.changed])], above: chosen.above } : chosen
@@ -524,7 +522,7 @@ async function widePage(
     const queries = exprs.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     // The bounds hold for the index they were taken at: read at another, the page is made from whole lists.
     const point = stale ? indexPointQuery(db) : null
-    const guessed = guess?.(lexical(stale?.lists))
+    const guessed = guess?.(lexical(staleLists))
     const results = await read([...queries.map((q) => q.statement), ...(guessed ? [guessed.statement] : []), ...(point ? [point.statement] : [])])
     if (guessed) guessed.read(results[queries.length])
     const ranked = point && point.read(results[results.length - 1]) !== stale!.index ? null : await rank(lexical(new Map(exprs.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)

@@ -20,8 +20,12 @@ import type { FtsTotals } from '../db/index-changes'
 /** Relative room for rounding (the values and the bound are each a handful of double operations). */
 const SLACK = 1e-9
 
-/** Agents changed since a list was read, at most, for the list to be used rather than read again. */
-export const MAX_STALE_CHANGES = 2000
+/**
+ * Agents changed since a list was read, at most, for the list to be used rather than read again:
+ * every search using it reads them and has them scored again, so past this many a fresh read of the
+ * list is cheaper than carrying them.
+ */
+export const MAX_STALE_CHANGES = 256
 
 /** FTS5's idf, as fts5_aux.c computes and floors it. */
 export function ftsIdf(rows: number, hits: number): number {

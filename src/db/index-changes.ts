@@ -43,6 +43,16 @@ export const TOTALS_SQL = `(SELECT hex(block) FROM agents_fts_data WHERE id = 1)
 /** `<epoch>:<index version>` as one column. */
 export const INDEX_POINT_SQL = `(SELECT epoch || ':' || index_version FROM catalog_version WHERE id = 1)`
 
+/**
+ * 1 when the change log (migration 0017) still holds every index version after the one in SQL
+ * parameter `since` (versions are consecutive and the log is trimmed from below), else 0.
+ */
+export const logReachesSql = (since: string) =>
+  `(SELECT coalesce(min(index_version) <= ${since} + 1, (SELECT index_version FROM catalog_version WHERE id = 1) = ${since}) FROM index_changes WHERE index_version > ${since})`
+
+/** The distinct agents the change log names after the index version in SQL parameter `since`. */
+export const changedSinceSql = (since: string) => `SELECT DISTINCT agent_rowid FROM index_changes WHERE index_version > ${since}`
+
 export interface IndexCheck {
   /** `<epoch>:<index version>` now. */
   index: string
@@ -64,8 +74,8 @@ export function indexCheckQuery(db: D1Database, since: number, phrases: string[]
     statement: db
       .prepare(
         `SELECT ${INDEX_POINT_SQL} AS idx, ${TOTALS_SQL} AS totals,
-                (SELECT coalesce(min(index_version) <= ?1 + 1, (SELECT index_version FROM catalog_version WHERE id = 1) = ?1) FROM index_changes WHERE index_version > ?1) AS complete,
-                (SELECT coalesce(group_concat(agent_rowid, ' '), '') FROM index_changes WHERE index_version > ?1) AS changed
+                ${logReachesSql('?1')} AS complete,
+                (SELECT coalesce(group_concat(agent_rowid, ' '), '') FROM (${changedSinceSql('?1')})) AS changed
                 ${counts.map((c) => `, ${c}`).join('')}`,
       )
       .bind(since, ...phrases),

@@ -3,6 +3,7 @@
  * changed since a catalog version (migration 0010), and agent rows by rowid.
  */
 import { AGENT_COLUMNS, type AgentRow, type Query } from './agents'
+import { changedSinceSql, logReachesSql } from './index-changes'
 
 /** Changes kept in `agent_changes` (migration 0010): an isolate further behind reloads. */
 export const CHANGE_LOG_LENGTH = 10_000
@@ -65,10 +66,10 @@ export function agentChangesQuery(db: D1Database, since: number, sinceIndex: num
     statement: db
       .prepare(
         `SELECT ${POINT},
-                (SELECT coalesce(min(index_version) <= ?2 + 1, v.index_version = ?2) FROM index_changes WHERE index_version > ?2) AS complete,
+                ${logReachesSql('?2')} AS complete,
                 (SELECT group_concat(c.r || ' ' || coalesce(a.visibility = 'public', 0) || ' ' || coalesce(a.executions, 0), ' ')
                    FROM (SELECT agent_rowid AS r FROM agent_changes WHERE version > ?1
-                         UNION SELECT agent_rowid FROM index_changes WHERE index_version > ?2) c
+                         UNION ${changedSinceSql('?2')}) c
                    LEFT JOIN agents a ON a.rowid = c.r) AS changed
            FROM catalog_version v WHERE v.id = 1`,
       )
