@@ -96,6 +96,8 @@ describe('reference expansion is bounded', () => {
       )
       .map((parts) => {
         const template = parts.map(([n, sep]) => `${sep}{{${n}}}`).join('')
+        // One reference with only whitespace around it is a whole reference: it takes the value as it is.
+        if (parts.length === 1 && parts[0][1].trim() === '') return { template, size: json(vars[parts[0][0]]) }
         const text = parts.map(([n, sep]) => sep.length + (typeof vars[n] === 'string' ? escaped(vars[n] as string) : escaped(JSON.stringify(vars[n])))).reduce((a, b) => a + b, 0)
         return { template, size: text + 2 }
       })
@@ -134,7 +136,8 @@ describe('reference expansion is bounded', () => {
           expect(json(res.body.response.value)).toBe(size)
         }
       }),
-      { numRuns: 120 },
+      // A lone reference with a space before it is whole (found by CI with seed 860112319).
+      { numRuns: 120, examples: [[{ template: ' {{s}}', size: json(vars.s) }]] },
     )
     expect(stats.fiveHundreds).toBe(0)
     expect(stats.wrong).toBe(0)
