@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { resolveReferences } from '../src/runtime/templates'
 import { action, newCaller, request, type Json } from './helpers'
 
 /**
@@ -185,4 +186,23 @@ afterAll(() => {
   console.log(
     `expansion: ${stats.requests} amplifying requests (chains, nested arrays, objects, many small references, whole values in arrays): ${stats.refused} refused with 413 naming the field, ${stats.accepted} within the limit, ${stats.wrong} misjudged, ${stats.fiveHundreds} with status 5xx; the runtime answered after each`,
   )
+})
+
+describe('a lone reference', () => {
+  // Every character JavaScript's \s matches, the kinds callers paste: spaces, tabs, line breaks, no-break and wide spaces, the BOM.
+  const space = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2003', '\u2028', '\u2029', '\u202f', '\u3000', '\ufeff'), maxLength: 6 })
+  const text = fc.string({ maxLength: 8 }).filter((t) => !/[{}]/.test(t))
+  /** What a referenced value becomes inside longer text (README, Variables). */
+  const spliced = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v))
+
+  it('takes the value as it is with any whitespace around it, and is spliced in as text with anything else', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), space, space, text, text, (value, before, after, left, right) => {
+        expect(resolveReferences(`${before}{{v}}${after}`, { v: value })).toEqual(value)
+        if (!/\S/.test(left + right)) return
+        expect(resolveReferences(`${left}{{ v }}${right}`, { v: value })).toBe(`${left}${spliced(value)}${right}`)
+      }),
+      { numRuns: 300 },
+    )
+  })
 })
