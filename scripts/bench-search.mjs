@@ -22,6 +22,7 @@ import { renderSql } from './seed/build.mjs'
 import { generator, metatoolQueries, textCodes, title, wordVectors, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, runCronUntilIdle, startDevServer } from './lib/devserver.mjs'
 import { importTs } from './lib/load-ts.mjs'
+import { addCpu, threadCpu } from './lib/thread-cpu.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -106,6 +107,19 @@ function report(label, r) {
   return rps
 }
 
+/**
+ * CPU milliseconds a request of each route, per thread, for the threads that spent the most (Linux
+ * only): a route's throughput is bound by its busiest thread.
+ */
+function reportCpu(routes) {
+  const total = new Map()
+  for (const r of routes) for (const [thread, ms] of r.cpu) total.set(thread, (total.get(thread) ?? 0) + ms)
+  const threads = [...total].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([thread]) => thread)
+  if (threads.length === 0) return
+  console.log('CPU ms a request by thread (/proc; the dev server and this script):')
+  for (const r of routes) console.log(`  ${r.label}: ${threads.map((t) => `${t} ${((r.cpu.get(t) ?? 0) / r.latencies.length).toFixed(2)}`).join(', ')}`)
+}
+
 const now = Date.now()
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}`)
 console.log(REUSE ? `reusing the catalog of ${AGENTS} agents from an earlier run` : `loading ${AGENTS} generated agents ...`)
@@ -152,7 +166,7 @@ try {
       label: 'search (500-query pool, writes mixed in)',
       make: withWrites(() => fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) })),
     },
-  ].map((r) => ({ ...r, latencies: [], errors: 0 }))
+  ].map((r) => ({ ...r, latencies: [], errors: 0, cpu: new Map() }))
   // A fresh isolate knows no phrase yet: measure that first, then let it warm up the way a serving
   // isolate does (more distinct queries, none of which are asked again below).
   const fresh = { latencies: [], errors: 0 }
@@ -162,8 +176,16 @@ try {
   console.log(`fresh isolate, first ${WARMUP / 2} s of distinct queries: rps=${freshRps.toFixed(1)}`)
   // The routes take turns in short windows, so load from anything else on the machine falls on all alike.
   const ROUNDS = 5
-  for (let round = 0; round < ROUNDS; round++) for (const r of routes) await measureWindow(r, SECONDS / ROUNDS, r.make)
+  // Each thread's CPU time in the windows: this script's and the dev server's, its child (they share the machine).
+  const cpuRoots = [process.pid]
+  for (let round = 0; round < ROUNDS; round++)
+    for (const r of routes) {
+      const before = threadCpu(cpuRoots)
+      await measureWindow(r, SECONDS / ROUNDS, r.make)
+      addCpu(r.cpu, before, threadCpu(cpuRoots))
+    }
   const [trivial, cold, search] = routes.map((r) => ({ rps: report(r.label, r) }))
+  reportCpu(routes)
   const memory = await fetch(`${server.url}/v1/admin/search-memory`, { headers: admin }).then((r) => r.json())
   console.log(`per-isolate search memory at ${AGENTS} agents: ${JSON.stringify(memory.response)}`)
   console.log(`cold search/trivial rps ratio=${(cold.rps / trivial.rps).toFixed(3)}`)
