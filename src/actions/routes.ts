@@ -56,7 +56,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
     throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key header must be 1-255 visible ASCII characters', [{ path: 'header:Idempotency-Key', message: 'Invalid format' }])
   }
   return {
-    account: { id: p.accountId, teamIds: p.teamIds, catalogVersion: p.catalogVersion },
+    account: { id: p.accountId, teamIds: p.teamIds, catalogVersion: p.catalogVersion, vocabularyPoint: p.vocabularyPoint },
     requestId: c.get('requestId'),
     workflowId,
     idempotencyKey,

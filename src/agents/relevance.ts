@@ -5,21 +5,36 @@
 import { joinLists, LIST_CHUNK, listChunkQuery, phraseListsQuery, type Candidates, type FetchedLists, type PhraseList, type Query, type Read } from '../db/agents'
 import type { GramProbe } from '../db/search-words'
 import { phrase } from './query'
-import { cached, indexParts, phraseStats, scratch, type CachedList } from './search-state'
+import { cached, indexParts, phraseStats, scratch, vocabularyKey, vocabularyKeyOf, type CachedList } from './search-state'
 
 /**
  * Relevance lists are cached per phrase under the index version (see search-state.ts): a list
  * depends on agent text alone, so executions and reviews leave it valid. A list pushed out has to be
  * scored again by FTS5, which costs far more than reading a new one.
+ * A word (or prefix) that matched nothing still matches nothing at a later index version as long as
+ * no word has entered the index since: whether it matches depends only on which tokens the index
+ * holds, and the vocabulary version moves whenever any word enters or leaves it (migrations 0016 and
+ * 0018, words of every length). So its empty list is used while the vocabulary key it was read with
+ * is the one the search read with its token (search.ts). Only for phrases of one ASCII token: a
+ * phrase of several tokens (which the tokenizer may make of other characters) matches by position,
+ * which text changes move without moving the vocabulary.
  */
 function cachedList(indexVersion: string | null, expr: string): PhraseList | undefined {
-  return indexVersion ? cached.list(indexVersion, expr) : undefined
+  if (!indexVersion) return undefined
+  const hit = cached.list(indexVersion, expr)
+  if (hit) return hit
+  const held = cached.latestList(expr)
+  const stillEmpty = held !== undefined && held.list.rowids.length === 0 && held.vocabulary !== null && held.vocabulary === vocabularyKey(indexVersion)
+  return stillEmpty && ONE_TOKEN.test(expr) ? held.list : undefined
 }
+
+/** A quoted word (query.ts's phrase), or a prefix of one, of ASCII letters and digits only: one token. */
+const ONE_TOKEN = /^"[A-Za-z0-9]+"\*?$/
 
 /** Keeps a list under the index version it was read at (the search's, when the read did not say). */
 function rememberList(indexVersion: string | null, expr: string, list: PhraseList, fetched: FetchedLists): void {
   const at = fetched.read?.index ?? indexVersion
-  if (at) cached.setList(at, expr, list, fetched.read?.totals ?? null)
+  if (at) cached.setList(at, expr, list, fetched.read?.totals ?? null, vocabularyKeyOf(fetched.vocabulary))
 }
 
 /**

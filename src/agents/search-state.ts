@@ -40,11 +40,15 @@ import { CODE_BITS, MAX_VECTORS, VectorIndex } from './vector-index'
 /** Bytes all caches share. */
 export const CACHE_BUDGET = 12 * 2 ** 20
 
-/** A phrase's relevance list, the index version it was read at and FTS5's totals then. */
+/**
+ * A phrase's relevance list, the index version it was read at and FTS5's totals then, and the
+ * vocabulary key (`<epoch>:w<version>`, see sawVocabulary) read with it, when the read said.
+ */
 export interface CachedList {
   index: string
   totals: FtsTotals | null
   list: PhraseList
+  vocabulary: string | null
 }
 
 type Entry = { kind: 'list'; value: CachedList } | { kind: 'wide'; value: true } | { kind: 'typo'; value: string[] } | { kind: 'page'; value: ScoredAgent[] } | { kind: 'vector'; value: Float32Array }
@@ -85,10 +89,10 @@ export const cached = {
   },
   /** The phrase's newest list this isolate holds, at whatever index version it was read. */
   latestList: (phrase: string) => get('list', '', phrase),
-  setList: (index: string, phrase: string, list: PhraseList, totals: FtsTotals | null = null) => {
+  setList: (index: string, phrase: string, list: PhraseList, totals: FtsTotals | null = null, vocabulary: string | null = null) => {
     const held = get('list', '', phrase)
     if (held && olderIndex(index, held.index)) return
-    set({ kind: 'list', value: { index, totals, list } }, '', phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 96)
+    set({ kind: 'list', value: { index, totals, list, vocabulary } }, '', phrase, list.rowids.byteLength + list.values.byteLength + list.at.byteLength + 2 * phrase.length + 96)
   },
   /** A phrase is wide (relevance.ts's wideLists) at this index version: its list is not read whole. */
   wide: (index: string, phrase: string) => get('wide', index, phrase),
@@ -156,20 +160,28 @@ export function sawCatalog(catalogVersion: string): void {
 let vocabularyAt: { index: string; key: string; version: number } | null = null
 
 /**
- * Records a vocabulary point (`<epoch>:<index version>:<vocabulary version>`, migration 0016) a
- * search read. Corrections that found no near word, or one, depend only on which words the
+ * Records a vocabulary point (`<epoch>:<index version>:<vocabulary version>`, migrations 0016 and
+ * 0018) a search read. Corrections that found no near word, or one, depend only on which words the
  * vocabulary holds, so they are kept under `<epoch>:w<vocabulary version>`; when the vocabulary
- * moves, those of older versions are dropped.
+ * moves, those of older versions are dropped. (Lists of words that matched nothing are kept by the
+ * same key, relevance.ts.)
  */
 export function sawVocabulary(point: string | null | undefined): void {
   const [epoch, idx, v] = (point ?? '').split(':')
   const version = Number(v)
-  if (!epoch || !idx || !v || !Number.isSafeInteger(version)) return
-  const key = `${epoch}:w${version}`
+  const key = vocabularyKeyOf(point)
+  if (!key) return
   if (vocabularyAt && vocabularyAt.key.startsWith(`${epoch}:w`) && version < vocabularyAt.version) return
   const moved = vocabularyAt !== null && vocabularyAt.key !== key
   vocabularyAt = { index: `${epoch}:${idx}`, key, version }
   if (moved) cache.deleteWhere((k, e) => e.kind === 'typo' && k.includes(':w') && !k.startsWith(`typo|${key}|`))
+}
+
+/** The key (`<epoch>:w<version>`) of a vocabulary point, or null for anything else. */
+export function vocabularyKeyOf(point: string | null | undefined): string | null {
+  const [epoch, idx, v] = (point ?? '').split(':')
+  const version = Number(v)
+  return epoch && idx && v && Number.isSafeInteger(version) ? `${epoch}:w${version}` : null
 }
 
 /** The vocabulary key of index version `index` (`<epoch>:<index>`), when a search read it there. */

@@ -42,6 +42,11 @@ export interface CatalogSearch {
    * filter) and the phrase relevance cache.
    */
   catalogVersion?: string | null
+  /**
+   * The search vocabulary's point read with it (`<epoch>:<index version>:<vocabulary version>`): tells
+   * whether a word that matched nothing at an older index version still does (relevance.ts).
+   */
+  vocabularyPoint?: string | null
   /** The search embedder, or null/absent for lexical search only. */
   embedder?: Embedder | null
   /** A Vectorize index of the agents' vectors, used instead of this isolate's index when bound. */
@@ -73,6 +78,7 @@ function cacheKey(s: CatalogSearch, terms: string[], semantic: Semantic | null):
 export async function searchCatalog(db: D1Database, s: CatalogSearch, read: Read = (statements) => db.batch(statements)): Promise<ScoredAgent[]> {
   const terms = queryTerms(s.query)
   if (s.catalogVersion) sawCatalog(s.catalogVersion)
+  if (s.vocabularyPoint) sawVocabulary(s.vocabularyPoint)
   const semantic = s.embedder && terms.length > 0 ? await semanticPart(db, s.embedder, s.query, s.onEmbedError ?? (() => {}), s.vectorize) : null
   const key = cacheKey(s, terms, semantic)
   const hit = key ? cached.page(s.catalogVersion!, key) : undefined

@@ -38,6 +38,7 @@ export function principalFromRow(c: Context<AppEnv>, row: TokenPrincipalRow): Pr
     tokenRateLimitPerMinute: row.token_rate_limit_per_minute,
     tokenRateLimitPerDay: row.token_rate_limit_per_day,
     catalogVersion: row.catalog_version,
+    vocabularyPoint: row.vocabulary_point,
   }
 }
 

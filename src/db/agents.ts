@@ -332,7 +332,7 @@ export interface FetchedLists {
   fallback: PhraseList | null
   /** Per phrase, the vocabulary words near its word when it was probed and matches nothing, else null. */
   near: (VocabularyWord[] | null)[]
-  /** With probes: the vocabulary point (`VOCABULARY_POINT_SQL`) the near words were found at. */
+  /** The vocabulary point (`VOCABULARY_POINT_SQL`) the lists (and near words) were read at. */
   vocabulary?: string | null
   /** The index the lists were read at (`<epoch>:<index version>`) and its FTS5 totals, when read. */
   read?: { index: string; totals: FtsTotals | null }
@@ -346,7 +346,8 @@ export interface FetchedLists {
  * `chunk` agents may go on: read the rest with `listChunkQuery`. A phrase with a probe (`probes`,
  * by position) that matches nothing also brings the vocabulary words near it (search-words.ts), so
  * typo lookup needs no round trip of its own; again CASE is lazy, so a phrase that matches costs
- * no lookup.
+ * no lookup. The vocabulary point comes back with the lists, so an empty one is known to stay empty
+ * while the vocabulary stands (relevance.ts).
  */
 export function phraseListsQuery(
   db: D1Database,
@@ -367,7 +368,7 @@ export function phraseListsQuery(
     const param = `?${phrases.length + 2 + probeBinds.length}`
     columns.push(`CASE WHEN EXISTS (SELECT 1 FROM agents_fts WHERE agents_fts MATCH ?${i + 3}) THEN NULL ELSE ${nearWordsSql(param, probe)} END AS n${i}`)
   })
-  if (probeBinds.length > 0) columns.push(`${VOCABULARY_POINT_SQL} AS vocabulary`)
+  columns.push(`${VOCABULARY_POINT_SQL} AS vocabulary`)
   columns.push(`${INDEX_POINT_SQL} AS idx, ${TOTALS_SQL} AS totals`)
   return {
     statement: db.prepare(`SELECT ${columns.join(', ')}`).bind(fallback?.phrase ?? null, fallback?.unless ?? '', ...phrases, ...probeBinds),

@@ -50,7 +50,8 @@ export function parseNearWords(text: string | null | undefined): VocabularyWord[
 
 /**
  * `<epoch>:<index version>:<vocabulary version>` as one column, read in the same statement as near
- * words so that what they were found in is known exactly (see migration 0016).
+ * words or relevance lists so that what they were found in is known exactly (see migrations 0016
+ * and 0018).
  */
 export const VOCABULARY_POINT_SQL = `(SELECT epoch || ':' || index_version || ':' || vocabulary_version FROM catalog_version WHERE id = 1)`
 

@@ -1,4 +1,5 @@
 /** API tokens: stored as SHA-256 hash plus the first characters, never in plain text. */
+import { VOCABULARY_POINT_SQL } from './search-words'
 
 export interface TokenRow {
   id: string
@@ -30,6 +31,8 @@ export interface TokenPrincipalRow {
   team_ids: string | null
   /** `<epoch>:<version>:<index version>` of the agent catalog, read in the same query (migrations 0008, 0009). */
   catalog_version: string | null
+  /** `<epoch>:<index version>:<vocabulary version>` (VOCABULARY_POINT_SQL, migrations 0016, 0018), read in the same query. */
+  vocabulary_point: string | null
 }
 
 /**
@@ -52,7 +55,8 @@ const PRINCIPAL_SELECT = `SELECT t.id AS token_id, t.account_id, a.name AS accou
               a.rate_limit_per_minute, a.rate_limit_per_day,
               t.rate_limit_per_minute AS token_rate_limit_per_minute, t.rate_limit_per_day AS token_rate_limit_per_day,
               (SELECT group_concat(m.team_id) FROM team_members m WHERE m.account_id = t.account_id) AS team_ids,
-              (SELECT epoch || ':' || version || ':' || index_version FROM catalog_version WHERE id = 1) AS catalog_version
+              (SELECT epoch || ':' || version || ':' || index_version FROM catalog_version WHERE id = 1) AS catalog_version,
+              ${VOCABULARY_POINT_SQL} AS vocabulary_point
          FROM api_tokens t JOIN accounts a ON a.id = t.account_id`
 
 export async function findPrincipalByHash(db: D1Database, hash: string): Promise<TokenPrincipalRow | null> {

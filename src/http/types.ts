@@ -31,4 +31,6 @@ export interface Principal {
    * search reuse cached pages and phrase relevance exactly.
    */
   catalogVersion: string | null
+  /** The search vocabulary's point then (`<epoch>:<index version>:<vocabulary version>`), read with it. */
+  vocabularyPoint: string | null
 }

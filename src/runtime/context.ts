@@ -12,6 +12,8 @@ export interface RunAccount {
   teamIds: string[]
   /** Agent catalog version read with the token (HTTP requests only); enables exact search caching. */
   catalogVersion?: string | null
+  /** The search vocabulary's point read with it. */
+  vocabularyPoint?: string | null
 }
 
 /**

@@ -32,6 +32,7 @@ export const searchAction = defineAction({
         limit: input.limit,
         page: input.page,
         catalogVersion: ctx.account.catalogVersion,
+        vocabularyPoint: ctx.account.vocabularyPoint,
         embedder: createEmbedder(ctx.env, ctx.fetch),
         vectorize: ctx.env.VECTORIZE,
         minScore: input.min_score,
