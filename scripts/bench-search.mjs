@@ -15,7 +15,8 @@
  * the normalized sum of the offline encoder's vectors of its words (embedding 100,000 texts with the
  * encoder takes hours on 2 cores; throughput and memory depend on the dimension, not on the values).
  * `--embedder none` measures the lexical-only path. The Worker prints its per-isolate search memory
- * (GET /v1/admin/search-memory), reported at the end.
+ * (GET /v1/admin/search-memory), reported at the end, after each route's CPU time a request by thread
+ * (Linux's /proc: the workerd thread that runs the Worker and local D1 bounds both routes).
  */
 import { cpus, totalmem } from 'node:os'
 import { renderSql } from './seed/build.mjs'

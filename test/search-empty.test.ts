@@ -117,6 +117,54 @@ describe('words that matched nothing', () => {
     )
   })
 
+  it('stay exact for any words the caller asks and any words agents gain, stems shared or not', async () => {
+    // Few letters, so that words and their stems collide often ("ad", "ads", "adding", "dad"), and
+    // now and then a word past 50 letters, whose stem may be a query word's.
+    const short = fc.array(fc.constantFrom('a', 'd', 'i', 'n', 'g', 's', 'e'), { minLength: 1, maxLength: 8 }).map((cs) => cs.join(''))
+    const anyWord = fc.oneof({ arbitrary: short, weight: 9 }, { arbitrary: fc.tuple(fc.constantFrom(LONG), fc.constantFrom('', 's', 'ness', 'ing')).map(([w, end]) => w + end), weight: 1 })
+    let extra = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ gain: fc.array(anyWord, { minLength: 1, maxLength: 3 }), insert: fc.boolean() }),
+            fc.record({ lose: fc.boolean() }),
+            fc.record({ ask: anyWord }),
+            // A word asked, then gained in the form of its likely stem, then asked again.
+            fc.record({ stem: anyWord, end: fc.constantFrom('s', 'es', 'ing', 'ed', 'ness') }),
+          ),
+          {
+            minLength: 1,
+            maxLength: 14,
+          },
+        ),
+        async (steps) => {
+          // Each run starts from the known words only.
+          await env.DB.batch([env.DB.prepare("UPDATE agents SET param_text = '' WHERE param_text != ''"), env.DB.prepare("DELETE FROM agents WHERE id LIKE 'emptyx%'")])
+          for (const step of steps) {
+            if ('gain' in step && step.insert)
+              await insertAgent()
+                .bind(`emptyx${extra++}`, words(1), `${words(1)} ${step.gain.join(' ')}`, 'public', viewer.accountId, null, 0, '')
+                .run()
+            else if ('gain' in step)
+              await env.DB.prepare('UPDATE agents SET param_text = ? WHERE id = ?')
+                .bind(step.gain.join(' '), await randomAgent())
+                .run()
+            else if ('lose' in step) await env.DB.prepare("UPDATE agents SET param_text = '' WHERE param_text != ''").run()
+            else if ('stem' in step) {
+              await check(step.stem + step.end)
+              await env.DB.prepare('UPDATE agents SET param_text = ? WHERE id = ?')
+                .bind(step.stem, await randomAgent())
+                .run()
+              await check(step.stem + step.end)
+            } else await check(step.ask)
+          }
+        },
+      ),
+      { numRuns: 40 },
+    )
+  })
+
   it('are not read again after writes that bring no new word, and are once one does', async () => {
     for (let i = 0; i < ABSENT.length; i++) await write(7, i)
     const id = await randomAgent()

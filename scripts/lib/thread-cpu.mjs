@@ -33,7 +33,9 @@ function descendants(roots) {
     const stat = read(`/proc/${pid}/stat`)
     if (!stat) continue
     const ppid = statFields(stat)[1]
-    childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), pid])
+    const siblings = childrenOf.get(ppid)
+    if (siblings) siblings.push(pid)
+    else childrenOf.set(ppid, [pid])
   }
   const found = new Set()
   const queue = roots.map(String)

@@ -167,22 +167,23 @@ let vocabularyAt: { index: string; key: string; version: number } | null = null
  * same key, relevance.ts.)
  */
 export function sawVocabulary(point: string | null | undefined): void {
+  const seen = vocabularyPoint(point)
+  if (!seen) return
+  if (vocabularyAt && vocabularyAt.key.startsWith(`${seen.epoch}:w`) && seen.version < vocabularyAt.version) return
+  const moved = vocabularyAt !== null && vocabularyAt.key !== seen.key
+  vocabularyAt = { index: seen.index, key: seen.key, version: seen.version }
+  if (moved) cache.deleteWhere((k, e) => e.kind === 'typo' && k.includes(':w') && !k.startsWith(`typo|${seen.key}|`))
+}
+
+/** A vocabulary point's parts and key (`<epoch>:w<version>`), or null for anything else. */
+function vocabularyPoint(point: string | null | undefined): { epoch: string; index: string; version: number; key: string } | null {
   const [epoch, idx, v] = (point ?? '').split(':')
   const version = Number(v)
-  const key = vocabularyKeyOf(point)
-  if (!key) return
-  if (vocabularyAt && vocabularyAt.key.startsWith(`${epoch}:w`) && version < vocabularyAt.version) return
-  const moved = vocabularyAt !== null && vocabularyAt.key !== key
-  vocabularyAt = { index: `${epoch}:${idx}`, key, version }
-  if (moved) cache.deleteWhere((k, e) => e.kind === 'typo' && k.includes(':w') && !k.startsWith(`typo|${key}|`))
+  return epoch && idx && v && Number.isSafeInteger(version) ? { epoch, index: `${epoch}:${idx}`, version, key: `${epoch}:w${version}` } : null
 }
 
 /** The key (`<epoch>:w<version>`) of a vocabulary point, or null for anything else. */
-export function vocabularyKeyOf(point: string | null | undefined): string | null {
-  const [epoch, idx, v] = (point ?? '').split(':')
-  const version = Number(v)
-  return epoch && idx && v && Number.isSafeInteger(version) ? `${epoch}:w${version}` : null
-}
+export const vocabularyKeyOf = (point: string | null | undefined): string | null => vocabularyPoint(point)?.key ?? null
 
 /** The vocabulary key of index version `index` (`<epoch>:<index>`), when a search read it there. */
 export const vocabularyKey = (index: string | null): string | null => (index !== null && vocabularyAt?.index === index ? vocabularyAt.key : null)
