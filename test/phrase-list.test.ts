@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseList, type PhraseList } from '../src/db/agents'
 import { sumLists } from '../src/agents/relevance'
@@ -35,6 +36,36 @@ describe('compact relevance lists', () => {
     const list = parseList(text(pairs))
     expect(Array.from(list.rowids)).toEqual(pairs.map((p) => p[0]))
     expect(rels(list)).toEqual(pairs.map((p) => p[1]))
+  })
+
+  it('reads any list text, however its groups and rowids are ordered, as the rowid-sorted pairs', () => {
+    const rowid = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 ** 32 + 5 }), fc.integer({ min: 2 ** 52, max: Number.MAX_SAFE_INTEGER - 1 }))
+    const value = fc.oneof(fc.double({ min: 1e-9, max: 40, noNaN: true }), fc.constantFrom(0.5, 1 / 3, Math.PI, 2.2e-6))
+    const list = fc.uniqueArray(rowid, { minLength: 1, maxLength: 300 }).chain((ids) =>
+      fc.record({
+        ids: fc.constant(ids),
+        values: fc.uniqueArray(value, { minLength: 1, maxLength: 12 }),
+        picks: fc.array(fc.nat(), { minLength: ids.length, maxLength: ids.length }),
+        groupOrder: fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+        ascending: fc.boolean(),
+      }),
+    )
+    fc.assert(
+      fc.property(list, ({ ids, values, picks, groupOrder, ascending }) => {
+        const pairs = ids.map((r, i): [number, number] => [r, values[picks[i] % values.length]])
+        // As SQL groups them: each group's rowids ascending (or, to reach the sorting path, not), groups in any order.
+        const groups = [...Map.groupBy(pairs, (p) => p[1])].map(([v, ps], j) => ({ v, rs: ps.map((p) => p[0]), key: groupOrder[j] }))
+        const text = groups
+          .sort((x, y) => x.key - y.key)
+          .map(({ v, rs }) => `${v.toPrecision(17)}:${(ascending ? rs.sort((x, y) => x - y) : rs.sort((x, y) => y - x)).join(' ')}`)
+          .join(';')
+        const want = [...pairs].sort((x, y) => x[0] - y[0])
+        const read = parseList(text)
+        expect(Array.from(read.rowids)).toEqual(want.map((p) => p[0]))
+        expect(rels(read)).toEqual(want.map((p) => Number(p[1].toPrecision(17))))
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('reads an empty list', () => {

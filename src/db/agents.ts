@@ -225,10 +225,99 @@ const groupedText = `SELECT coalesce(group_concat(printf('%!.17g', s) || ':' || 
 
 /**
  * Reads a list as the relevance list query carries it ("rel:rowid rowid ...;rel:...", groups and
- * rowids in any order) into rowid order. Each agent is keyed as rowid · groups + group, exact
- * below 2^53, so one numeric sort orders them.
+ * rowids in any order) into rowid order. SQLite hands each group's rowids over ascending and a
+ * list has few groups, so they are merged as they are read; any other text is sorted (sortList).
  */
 export function parseList(text: string | null): PhraseList {
+  const runs = text ? readRuns(text) : null
+  return runs ? mergeRuns(runs) : sortList(text)
+}
+
+/** Past this many groups, merging (a pass over the groups an agent) costs more than sorting. */
+const MERGE_GROUPS = 8
+
+/** A list's groups: their values, and their rowids one after another from `start[j]`. */
+interface Runs {
+  values: Float64Array
+  ids: Float64Array
+  start: Uint32Array
+}
+
+/**
+ * The groups of a list text whose rowids are plain digits, ascending in each group and below 2^53,
+ * in at most MERGE_GROUPS groups; else null. Rowids are read from the characters, not cut out.
+ */
+function readRuns(text: string): Runs | null {
+  const len = text.length
+  let g = 1
+  let n = 1
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 59) {
+      g++
+      n++
+    } else if (c === 32) n++
+  }
+  if (g > MERGE_GROUPS) return null
+  const values = new Float64Array(g)
+  const ids = new Float64Array(n)
+  const start = new Uint32Array(g + 1)
+  let i = 0
+  let k = 0
+  for (let j = 0; j < g; j++) {
+    const colon = text.indexOf(':', i)
+    if (colon < 0) return null
+    values[j] = Number(text.slice(i, colon))
+    i = colon + 1
+    start[j] = k
+    let id = 0
+    let digits = 0
+    let prev = -1
+    for (;;) {
+      const c = i < len ? text.charCodeAt(i) : 59
+      i++
+      if (c >= 48 && c <= 57) {
+        id = id * 10 + (c - 48)
+        digits++
+      } else if ((c === 32 || c === 59) && digits > 0 && id > prev && id < Number.MAX_SAFE_INTEGER) {
+        ids[k++] = prev = id
+        id = digits = 0
+        if (c === 59) break
+      } else return null
+    }
+  }
+  start[g] = k
+  return k === n ? { values, ids, start } : null
+}
+
+/** The groups merged into rowid order. */
+function mergeRuns({ values, ids, start }: Runs): PhraseList {
+  const g = values.length
+  const n = ids.length
+  const rowids = new Float64Array(n)
+  const at = new Uint8Array(n)
+  const pos = start.slice(0, g)
+  for (let k = 0; k < n; k++) {
+    let best = 0
+    let least = Infinity
+    for (let j = 0; j < g; j++) {
+      if (pos[j] < start[j + 1] && ids[pos[j]] < least) {
+        least = ids[pos[j]]
+        best = j
+      }
+    }
+    rowids[k] = least
+    at[k] = best
+    pos[best]++
+  }
+  return { rowids: n === 0 || rowids[n - 1] < 2 ** 32 ? Uint32Array.from(rowids) : rowids, values, at }
+}
+
+/**
+ * Any list text read into rowid order: each agent keyed as rowid · groups + group, exact below 2^53,
+ * so one numeric sort orders them.
+ */
+function sortList(text: string | null): PhraseList {
   const groups = text ? text.split(';') : []
   const g = groups.length
   const values = new Float64Array(g)
