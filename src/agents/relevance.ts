@@ -211,7 +211,12 @@ export const DENSE_ROWIDS = 4_000_000
 export function sumLists(phrases: { expr: string; list: PhraseList }[]): Matches {
   const match = phrases.map((p) => p.expr).join(' OR ')
   const lists = phrases.map((p) => p.list)
-  if (lists.length === 1) return { rowids: lists[0].rowids, rels: Float64Array.from(lists[0].at, (k) => lists[0].values[k]), match, scale: 'bm25' }
+  if (lists.length === 1) {
+    const { rowids, values, at } = lists[0]
+    const rels = new Float64Array(at.length)
+    for (let i = 0; i < at.length; i++) rels[i] = values[at[i]]
+    return { rowids, rels, match, scale: 'bm25' }
+  }
   let max = 0
   let size = 0
   for (const l of lists) {

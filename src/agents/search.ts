@@ -263,7 +263,9 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     const typo = fixes ? typoListsOf(fixes, partial) : []
     return typo.length > 0 ? { ...sumLists([...known, ...typo]), match: '' } : sumLists(known)
   }
-  let matches = lexical()
+  // Summed when first needed: a search whose page widePage makes sums its lists there.
+  let summed: Matches | null = null
+  const matches = () => (summed ??= lexical())
   // A word read for the first time also brings its near spellings, in case it matches nothing.
   const termOf = new Map(terms.map((t) => [phrase(t), t]))
   const missing = missingLists(db, phrases, (expr) => typoProbe(indexVersion, termOf.get(expr)!), wideRead ? wideLists.min : null)
@@ -275,7 +277,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (missing || check) {
     // When the phrases the cache lacks probably match nothing (unknown words, numbers, typos), guess
     // the page in the same round trip as reading them; when one does match, the page is made again.
-    const guess = missing && !semantic && !check && matches.rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches) : null
+    const guess = missing && !semantic && !check && matches().rowids.length >= 5 && likelyEmpty(missing) ? pager.guess(matches()) : null
     const results = await read([missing?.query.statement, guess?.statement, check?.statement].filter((st) => st !== undefined))
     const fetched = missing ? missing.query.read(results[0]) : null
     if (guess) guess.read(results[1])
@@ -284,7 +286,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
       fetched.near.forEach((words, i) => words && nearFetched.set(termOf.get(missing.phrases[i])!, words))
       vocabulary = fetched.vocabulary ?? null
       sawVocabulary(vocabulary)
-      if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) matches = lexical()
+      if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) summed = null
     }
   }
   const stale = checked ? staleBounds(phrases, checked) : null
@@ -293,7 +295,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (unbounded.length > 0) {
     for (const expr of unbounded) phrases.stale.delete(expr)
     await readLists(db, read, phrases, wideLists.min)
-    matches = lexical()
+    summed = null
   }
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
@@ -312,12 +314,12 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
         corrections.wide.clear()
       }
       fixes = corrections
-      if (typoListsOf(corrections).length > 0) matches = lexical()
+      if (typoListsOf(corrections).length > 0) summed = null
     }
   }
   const vector = queryVector ? await queryVector : null
   // Vectorize unreachable: the search answers lexically, reported like an embedder failure.
-  const source = semantic && vector ? await semantic.source(matches, vector).catch((err: unknown) => (s.onEmbedError?.(err), null)) : null
+  const source = semantic && vector ? await semantic.source(matches(), vector).catch((err: unknown) => (s.onEmbedError?.(err), null)) : null
   const near = source && vector ? source.nearest(vector, SEMANTIC_CANDIDATES) : []
   const hybrid = source && vector ? { q: vector, source, near, first: () => pagerOf(FEEDBACK_AGENTS, 0) } : null
   const sets = fixes ? [phrases, fixes] : [phrases]
@@ -344,8 +346,8 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     const guess = ranker ? (m: Matches) => pager.guess(m) : null
     return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, phrases.stale.size > 0 ? stale : null, guess)
   }
-  if (hybrid) matches = (await refined(matches, hybrid, null))!.matches
-  return matches.rowids.length > 0 ? pager.page(matches) : []
+  const ranked = hybrid ? (await refined(matches(), hybrid, null))!.matches : matches()
+  return ranked.rowids.length > 0 ? pager.page(ranked) : []
 }
 
 /** What search needs to use stale lists (stale-lists.ts), from the index as it is now. */
