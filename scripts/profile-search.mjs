@@ -5,10 +5,15 @@
  * invocations per 100 searches), on the catalog an earlier `npm run bench:search -- --agents N` left
  * in .bench/. The Worker's isolate is sampled through wrangler dev's inspector (the DevTools
  * protocol's Profiler domain); the profile is written to .bench/profile-<embedder>-<agents>.cpuprofile
- * (open it in Chrome DevTools) and the functions with the most self time are printed. Time the
- * isolate spends waiting (on D1, say) shows as "(idle)".
+ * (open it in Chrome DevTools) and the functions with the most self time are printed, named by the
+ * dev bundle's source map (function, source file and line), after the share of samples under
+ * workerd's D1 client. Local D1 runs its SQL on the Worker's own thread, and the sampler puts that
+ * time under whatever D1 client frame is on the isolate's stack (the response's `text`, `toJson`,
+ * `fetch`, span attributes), not under "(idle)": a probe Worker whose one statement runs about 70 ms
+ * of SQL shows it spread over those frames. "(idle)" is the thread waiting on anything else.
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { SourceMapConsumer } from 'source-map-js'
 import { generator, metatoolQueries, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, startDevServer } from './lib/devserver.mjs'
 
@@ -66,6 +71,14 @@ try {
   })
   let seq = 0
   const send = (method, params = {}) => new Promise((resolve) => (pending.set(++seq, resolve), ws.send(JSON.stringify({ id: seq, method, params }))))
+  // The debugger reports every script with its source map; it is switched off again before sampling.
+  const scripts = []
+  ws.addEventListener('message', (event) => {
+    const m = JSON.parse(String(event.data))
+    if (m.method === 'Debugger.scriptParsed') scripts.push(m.params)
+  })
+  await send('Debugger.enable')
+  await send('Debugger.disable')
   await send('Profiler.enable')
   await send('Profiler.setSamplingInterval', { interval: 200 })
   await send('Profiler.start')
@@ -76,18 +89,53 @@ try {
   writeFileSync(file, JSON.stringify(result.profile))
   console.log(`profiled: ${done} requests in ${SECONDS} s (${(done / SECONDS).toFixed(1)} a second, the profiler slowing it a little); ${file}`)
 
+  // The bundle and its map live in wrangler's temporary folder only while the dev server runs.
+  const nameOf = frameNamer(scripts)
   const { nodes, samples, timeDeltas } = result.profile
   const byId = new Map(nodes.map((node) => [node.id, node]))
+  const parentOf = new Map(nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])))
+  const underD1 = (id) => {
+    for (let at = id; at !== undefined; at = parentOf.get(at)) if (byId.get(at).callFrame.url === 'cloudflare-internal:d1-api') return true
+    return false
+  }
   const self = new Map()
   let total = 0
+  let d1 = 0
   samples.forEach((id, i) => {
-    const { functionName, url, lineNumber } = byId.get(id).callFrame
-    const key = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber}`
+    const key = nameOf(byId.get(id).callFrame)
     self.set(key, (self.get(key) ?? 0) + (timeDeltas[i] ?? 0))
     total += timeDeltas[i] ?? 0
+    if (underD1(id)) d1 += timeDeltas[i] ?? 0
   })
-  console.log(`self time, ${(total / 1000).toFixed(0)} ms sampled (bundle names are minified: the .cpuprofile maps them to lines):`)
-  for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`)
+  const share = (us) => `${((100 * us) / total).toFixed(1)}% (${(us / 1000 / done).toFixed(2)} ms/request)`
+  console.log(`under workerd's D1 client, local D1's SQL included: ${share(d1)}; idle: ${share(self.get('(idle)') ?? 0)}`)
+  console.log(`self time, ${(total / 1000).toFixed(0)} ms sampled over ${done} requests:`)
+  for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)}% ${(us / 1000 / done).toFixed(3).padStart(7)} ms/request  ${key}`)
+  }
 } finally {
   await server.stop()
+}
+
+/**
+ * Names a profile's call frame "function source:line": frames of a script with a source map on disk
+ * (the Worker's bundle) by the map, others (workerd's own modules) by their URL's last part.
+ */
+function frameNamer(scripts) {
+  const maps = new Map()
+  for (const { scriptId, url, sourceMapURL } of scripts) {
+    if (!sourceMapURL || !url.startsWith('file:')) continue
+    try {
+      maps.set(scriptId, new SourceMapConsumer(JSON.parse(readFileSync(new URL(sourceMapURL, url), 'utf8'))))
+    } catch {
+      // No map to read (an inline data: map, say): that script keeps its bundle names.
+    }
+  }
+  return ({ scriptId, functionName, url, lineNumber, columnNumber }) => {
+    const map = maps.get(scriptId)
+    const at = map?.originalPositionFor({ line: lineNumber + 1, column: columnNumber })
+    if (!at?.source) return url ? `${functionName || '(anonymous)'} ${url.split('/').pop()}${lineNumber >= 0 ? `:${lineNumber + 1}` : ''}` : functionName || '(anonymous)'
+    const source = at.source.replace(/^(\.\.\/)+/, '').replace(/^.*?\/(src|node_modules)\//, '$1/')
+    return `${at.name || functionName || '(anonymous)'} ${source}:${at.line}`
+  }
 }
