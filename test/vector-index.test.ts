@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { cached, sawCatalog, searchMemory } from '../src/agents/search-state'
-import { CODE_BITS, compact, cosine, decodeUnit, indexCosine, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
+import { CODE_BITS, compact, cosine, decodeUnit, indexCosine, levelsOf, lookupTable, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
 
 const unit = (xs: number[]) => {
   const n = Math.hypot(...xs) || 1
@@ -30,6 +30,36 @@ describe('the compact vector index', () => {
           [[new Float32Array([0, 0, 0]), new Int8Array(3)], 2],
         ],
       },
+    )
+  })
+
+  it("builds the query's lookup table to the bit as summing each byte's dimensions in turn would, at every code width", () => {
+    // The definition: entry b of position p adds, lowest bits first, the query's product with each dimension's level.
+    const plain = (q: Float32Array, bits: number) => {
+      const perByte = 8 / bits
+      const table = new Float64Array(Math.ceil(q.length / perByte) * 256)
+      for (let p = 0; p < table.length / 256; p++) {
+        for (let b = 0; b < 256; b++) {
+          let dot = 0
+          for (let j = 0; j < perByte && p * perByte + j < q.length; j++) {
+            const code = (b >> (j * bits)) & ((1 << bits) - 1)
+            dot += q[p * perByte + j] * (bits === 8 ? (code << 24) >> 24 : levelsOf(bits).levels[code])
+          }
+          table[p * 256 + b] = dot
+        }
+      }
+      return table
+    }
+    const coordinate = fc.oneof(fc.float({ noNaN: true, noDefaultInfinity: true }), fc.float({ min: -1, max: 1, noNaN: true }), fc.constantFrom(0, -0, 1e-40, -1e-40))
+    fc.assert(
+      fc.property(fc.array(coordinate, { minLength: 1, maxLength: 70 }), fc.constantFrom(1, 2, 4, 8), (xs, bits) => {
+        const q = Float32Array.from(xs)
+        const want = plain(q, bits)
+        const got = lookupTable(q, bits)
+        expect(got.length).toBe(want.length)
+        for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) expect([i, got[i]]).toEqual([i, want[i]])
+      }),
+      { numRuns: 300 },
     )
   })
 

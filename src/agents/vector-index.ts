@@ -54,7 +54,7 @@ interface Levels {
   thresholds: number[]
 }
 
-function levelsOf(bits: number): Levels {
+export function levelsOf(bits: number): Levels {
   const gaussian: Record<number, number[]> = {
     1: [-0.7979, 0.7979],
     2: [-1.51, -0.4528, 0.4528, 1.51],
@@ -102,24 +102,36 @@ export function compact(v: Int8Array, bits = CODE_BITS): Compact {
 /**
  * The query's lookup table: for each byte position of the packed codes and each byte value, the
  * query's dot product with the levels that byte encodes. A dot product is then one lookup a byte.
+ * Each entry is the sum, dimension by dimension from the byte's lowest bits, of the query's
+ * products with the levels: built up a dimension at a time, so that the entries sharing their lower
+ * dimensions share those sums (a quarter of the arithmetic at 2 bits), added in that same order.
  */
 export function lookupTable(q: Float32Array, bits = CODE_BITS): Float64Array {
   const perByte = 8 / bits
   const positions = Math.ceil(q.length / perByte)
   const table = new Float64Array(positions * 256)
   const levels = bits === 8 ? null : levelsOf(bits).levels
-  const mask = (1 << bits) - 1
+  const codes = 1 << bits
+  let sums = new Float64Array(256)
+  let next = new Float64Array(256)
   for (let p = 0; p < positions; p++) {
-    for (let b = 0; b < 256; b++) {
-      let dot = 0
-      for (let j = 0; j < perByte; j++) {
-        const dim = p * perByte + j
-        if (dim >= q.length) break
-        const code = (b >> (j * bits)) & mask
-        dot += q[dim] * (levels ? levels[code] : (code << 24) >> 24)
+    // sums[low]: the sum over the byte's first j dimensions, for the codes `low` holds of them.
+    sums[0] = 0
+    let width = 1
+    for (let j = 0; j < perByte && p * perByte + j < q.length; j++) {
+      const x = q[p * perByte + j]
+      for (let c = 0; c < codes; c++) {
+        const term = x * (levels ? levels[c] : (c << 24) >> 24)
+        for (let low = 0; low < width; low++) next[c * width + low] = sums[low] + term
       }
-      table[p * 256 + b] = dot
+      const done = next
+      next = sums
+      sums = done
+      width *= codes
     }
+    // A last byte with fewer dimensions than it has room for ignores its higher bits.
+    if (width === 256) table.set(sums, p * 256)
+    else for (let b = 0; b < 256; b++) table[p * 256 + b] = sums[b & (width - 1)]
   }
   return table
 }
