@@ -104,7 +104,8 @@ export function compact(v: Int8Array, bits = CODE_BITS): Compact {
  * query's dot product with the levels that byte encodes. A dot product is then one lookup a byte.
  * Each entry is the sum, dimension by dimension from the byte's lowest bits, of the query's
  * products with the levels: built up a dimension at a time, so that the entries sharing their lower
- * dimensions share those sums (a quarter of the arithmetic at 2 bits), added in that same order.
+ * dimensions share those sums (at 2 bits, 340 additions and 16 products a byte instead of 1,024
+ * of each), added in that same order.
  */
 export function lookupTable(q: Float32Array, bits = CODE_BITS): Float64Array {
   const perByte = 8 / bits
