@@ -12,10 +12,10 @@
  * `toJson`, `fetch`, span attributes) rather than under "(idle)": a probe Worker whose one
  * statement runs about 70 ms of SQL (87 ms a request) shows about 54 ms of each request under them.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
-import { SourceMapConsumer } from 'source-map-js'
+import { writeFileSync } from 'node:fs'
 import { generator, metatoolQueries, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, startDevServer } from './lib/devserver.mjs'
+import { frameNamer } from './lib/profile-names.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -115,27 +115,4 @@ try {
   }
 } finally {
   await server.stop()
-}
-
-/**
- * Names a profile's call frame "function source:line": frames of a script with a source map on disk
- * (the Worker's bundle) by the map, others (workerd's own modules) by their URL's last part.
- */
-function frameNamer(scripts) {
-  const maps = new Map()
-  for (const { scriptId, url, sourceMapURL } of scripts) {
-    if (!sourceMapURL || !url.startsWith('file:')) continue
-    try {
-      maps.set(scriptId, new SourceMapConsumer(JSON.parse(readFileSync(new URL(sourceMapURL, url), 'utf8'))))
-    } catch {
-      // No map to read (an inline data: map, say): that script keeps its bundle names.
-    }
-  }
-  return ({ scriptId, functionName, url, lineNumber, columnNumber }) => {
-    const map = maps.get(scriptId)
-    const at = map?.originalPositionFor({ line: lineNumber + 1, column: columnNumber })
-    if (!at?.source) return url ? `${functionName || '(anonymous)'} ${url.split('/').pop()}${lineNumber >= 0 ? `:${lineNumber + 1}` : ''}` : functionName || '(anonymous)'
-    const source = at.source.replace(/^(\.\.\/)+/, '').replace(/^.*?\/(src|node_modules)\//, '$1/')
-    return `${at.name || functionName || '(anonymous)'} ${source}:${at.line}`
-  }
 }
