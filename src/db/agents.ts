@@ -294,7 +294,10 @@ function readRuns(text: string): Runs | null {
 function mergeRuns({ values, ids, start }: Runs): PhraseList {
   const g = values.length
   const n = ids.length
-  const rowids = new Float64Array(n)
+  // Each group ascends, so the largest rowid ends one of them: it tells which array holds them all.
+  let largest = 0
+  for (let j = 0; j < g; j++) largest = Math.max(largest, ids[start[j + 1] - 1])
+  const rowids = largest < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n)
   const at = new Uint8Array(n)
   const pos = start.slice(0, g)
   for (let k = 0; k < n; k++) {
@@ -310,7 +313,7 @@ function mergeRuns({ values, ids, start }: Runs): PhraseList {
     at[k] = best
     pos[best]++
   }
-  return { rowids: n === 0 || rowids[n - 1] < 2 ** 32 ? Uint32Array.from(rowids) : rowids, values, at }
+  return { rowids, values, at }
 }
 
 /**
