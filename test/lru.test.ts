@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { ByteLru } from '../src/lib/lru'
 
 describe('ByteLru', () => {
@@ -27,5 +28,43 @@ describe('ByteLru', () => {
     lru.set('big', 3, 26)
     expect(lru.get('big')).toBeUndefined()
     expect(lru.bytes).toBe(15)
+  })
+
+  it('behaves as a list in recency order, whatever sets, reads and group drops come (model check)', () => {
+    type Op = { op: 'set'; key: string; bytes: number; group: string } | { op: 'get'; key: string } | { op: 'drop'; groups: string[] }
+    const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g')
+    const group = fc.constantFrom('g1', 'g2', 'g3')
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), key, bytes: fc.integer({ min: 0, max: 30 }), group }),
+      fc.record({ op: fc.constant('get' as const), key }),
+      fc.record({ op: fc.constant('drop' as const), groups: fc.subarray(['g1', 'g2', 'g3']) }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const lru = new ByteLru<number>(100)
+        // The model: entries oldest first.
+        let model: { key: string; value: number; bytes: number; group: string }[] = []
+        ops.forEach((o, step) => {
+          if (o.op === 'set') {
+            if (o.bytes > 25) return lru.set(o.key, step, o.bytes, o.group)
+            lru.set(o.key, step, o.bytes, o.group)
+            model = [...model.filter((e) => e.key !== o.key), { key: o.key, value: step, bytes: o.bytes, group: o.group }]
+            while (model.reduce((t, e) => t + e.bytes, 0) > 100) model.shift()
+          } else if (o.op === 'get') {
+            const hit = model.find((e) => e.key === o.key)
+            expect(lru.get(o.key)).toBe(hit?.value)
+            if (hit) model = [...model.filter((e) => e !== hit), hit]
+          } else {
+            lru.deleteGroups((g) => o.groups.includes(g))
+            model = model.filter((e) => !o.groups.includes(e.group))
+          }
+          expect(lru.bytes).toBe(model.reduce((t, e) => t + e.bytes, 0))
+          const held: string[] = []
+          lru.forEach((k) => held.push(k))
+          expect(held).toEqual(model.map((e) => e.key))
+        })
+      }),
+      { numRuns: 300 },
+    )
   })
 })

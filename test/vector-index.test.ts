@@ -223,4 +223,61 @@ describe('the search state', () => {
     expect(memory.relevance_lists).toBe(0)
     expect(memory.query_vectors).toBeGreaterThan(0)
   })
+
+  it('drops exactly the entries the rule names, whatever the cache holds (property)', () => {
+    const list = { rowids: new Uint32Array([1]), values: new Float64Array([0.5]), at: new Uint8Array([0]) }
+    type Held = { kind: 'page' | 'list' | 'typo' | 'vocabularyTypo' | 'wide' | 'vector'; epoch: 'own' | 'other'; version: number; index: number; what: string }
+    const held = fc.record({
+      kind: fc.constantFrom('page' as const, 'list' as const, 'typo' as const, 'vocabularyTypo' as const, 'wide' as const, 'vector' as const),
+      epoch: fc.constantFrom('own' as const, 'other' as const),
+      version: fc.integer({ min: 1, max: 6 }),
+      index: fc.integer({ min: 1, max: 3 }),
+      what: fc.stringMatching(/^[a-z]{1,6}$/),
+    })
+    let run = 0
+    fc.assert(
+      fc.property(fc.uniqueArray(held, { selector: (h) => `${h.kind}|${h.what}`, maxLength: 30 }), fc.integer({ min: 1, max: 3 }), (entries: Held[], seenIndex) => {
+        const own = `own${++run}`
+        const epochOf = (h: Held) => (h.epoch === 'own' ? own : `other${run}`)
+        sawCatalog(`${own}:1:1`)
+        const catalogOf = (h: Held) => `${epochOf(h)}:${h.version}:${h.index}`
+        const indexOf = (h: Held) => `${epochOf(h)}:${h.index}`
+        const put = (h: Held) =>
+          ({
+            page: () => cached.setPage(catalogOf(h), h.what, []),
+            list: () => cached.setList(indexOf(h), h.what, list),
+            typo: () => cached.setTypo(indexOf(h), h.what, ['x']),
+            vocabularyTypo: () => cached.setTypo(`${epochOf(h)}:w${h.version}`, h.what, ['x']),
+            wide: () => cached.setWide(indexOf(h), h.what),
+            vector: () => cached.setVector(`emb${run}`, h.what, new Float32Array(1)),
+          })[h.kind]()
+        const there = (h: Held) =>
+          ({
+            page: () => cached.page(catalogOf(h), h.what) !== undefined,
+            list: () => cached.latestList(h.what)?.index === indexOf(h),
+            typo: () => cached.typo(indexOf(h), h.what) !== undefined,
+            vocabularyTypo: () => cached.typo(`${epochOf(h)}:w${h.version}`, h.what) !== undefined,
+            wide: () => cached.wide(indexOf(h), h.what) !== undefined,
+            vector: () => cached.vector(`emb${run}`, h.what) !== undefined,
+          })[h.kind]()
+        entries.forEach(put)
+        // A newer catalog of the own epoch; its index moved unless it is still 1.
+        const seen = `${own}:6:${seenIndex}`
+        sawCatalog(seen)
+        const indexMoved = seenIndex !== 1
+        for (const h of entries) {
+          const kept = {
+            page: catalogOf(h) === seen,
+            list: h.epoch === 'own',
+            typo: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
+            vocabularyTypo: h.epoch === 'own' || !indexMoved,
+            wide: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
+            vector: true,
+          }[h.kind]
+          expect(there(h), `${h.kind} ${JSON.stringify(h)}`).toBe(kept)
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
 })

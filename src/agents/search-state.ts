@@ -65,8 +65,19 @@ function get<K extends Kind>(kind: K, version: string, what: string): Extract<En
   return e?.kind === kind ? (e.value as never) : undefined
 }
 
+/**
+ * Entries are grouped by what they were derived from, `<kind>|<version>` (lists: `list|<epoch>`), so
+ * the invalidation rule below walks only the entries it drops.
+ */
 function set(entry: Entry, version: string, what: string, bytes: number): void {
-  cache.set(keyOf(entry.kind, version, what), entry, bytes)
+  const from = entry.kind === 'list' ? indexParts(entry.value.index).epoch : version
+  cache.set(keyOf(entry.kind, version, what), entry, bytes, `${entry.kind}|${from}`)
+}
+
+/** A group's kind and the version its entries were derived from. */
+function groupParts(group: string): { kind: string; version: string } {
+  const bar = group.indexOf('|')
+  return { kind: group.slice(0, bar), version: group.slice(bar + 1) }
 }
 
 /** An index version (`<epoch>:<n>`) as its parts. */
@@ -146,13 +157,14 @@ export function sawCatalog(catalogVersion: string): void {
   const index = `${epoch}:${idx}`
   const indexMoved = newest?.index !== index
   newest = { epoch, version, catalog: catalogVersion, index }
-  cache.deleteWhere((key, e) => {
-    if (e.kind === 'page') return !key.startsWith(`page|${catalogVersion}|`)
+  cache.deleteGroups((group) => {
+    const { kind, version } = groupParts(group)
+    if (kind === 'page') return version !== catalogVersion
     // Corrections kept under a vocabulary version outlive index versions (see sawVocabulary).
-    if (e.kind === 'typo' && key.startsWith(`typo|${epoch}:w`)) return false
+    if (kind === 'typo' && version.startsWith(`${epoch}:w`)) return false
     // Lists outlive index versions: search uses an older one with bounds (stale-lists.ts).
-    if (e.kind === 'list') return !e.value.index.startsWith(`${epoch}:`)
-    return indexMoved && e.kind !== 'vector' && !key.startsWith(`${e.kind}|${index}|`)
+    if (kind === 'list') return version !== epoch
+    return indexMoved && kind !== 'vector' && version !== index
   })
 }
 
@@ -172,7 +184,11 @@ export function sawVocabulary(point: string | null | undefined): void {
   if (vocabularyAt && vocabularyAt.key.startsWith(`${seen.epoch}:w`) && seen.version < vocabularyAt.version) return
   const moved = vocabularyAt !== null && vocabularyAt.key !== seen.key
   vocabularyAt = { index: seen.index, key: seen.key, version: seen.version }
-  if (moved) cache.deleteWhere((k, e) => e.kind === 'typo' && k.includes(':w') && !k.startsWith(`typo|${seen.key}|`))
+  if (moved)
+    cache.deleteGroups((group) => {
+      const { kind, version } = groupParts(group)
+      return kind === 'typo' && version.includes(':w') && version !== seen.key
+    })
 }
 
 /** A vocabulary point's parts and key (`<epoch>:w<version>`), or null for anything else. */
