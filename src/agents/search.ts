@@ -461,14 +461,16 @@ function nearMatches(m: Matches, k: number, bound: number): Partial | null {
 function popularMatches(m: Matches, executions: Float64Array | null, k: number, bound: number): Partial | null {
   const want = 2 * k + 20
   if (!executions || want > 1000 || m.rowids.length > MAX_PARTIAL) return null
-  const rel = new Map<number, number>()
-  for (let i = 0; i < m.rowids.length; i++) rel.set(m.rowids[i], m.rels[i])
   const upper = new Float64Array(executions.length).fill(-Infinity)
   let visible = 0
   for (let r = 0; r < executions.length; r++) {
     if (executions[r] < 0) continue
-    upper[r] = blendedScore((rel.get(r) ?? 0) + bound, executions[r])
+    upper[r] = blendedScore(bound, executions[r])
     visible++
+  }
+  for (let i = 0; i < m.rowids.length; i++) {
+    const r = m.rowids[i]
+    if (executions[r] >= 0) upper[r] = blendedScore(m.rels[i] + bound, executions[r])
   }
   if (visible <= want) return null
   const least = kthLargest(upper, want)
@@ -522,7 +524,8 @@ async function widePage(
   // Agents are chosen by their ceiling: a stale list's values raised by its growth bound.
   const staleLists = new Map(sets.flatMap((q) => [...q.stale].map(([expr, held]) => [expr, held.list] as const)))
   const raised = stale ? new Map([...stale.growth].map(([expr, growth]) => [expr, scaled(staleLists.get(expr)!, growth)])) : undefined
-  const chosen = choose(lexical(raised))
+  const ceilings = lexical(raised)
+  const chosen = choose(ceilings)
   // Agents whose text changed since a stale list was read are scored again whatever their old value.
   const partial = chosen && stale ? { rowids: [...new Set([...chosen.rowids, ...stale.changed])], above: chosen.above } : chosen
   if (partial && partial.rowids.length <= MAX_PARTIAL + MAX_STALE_CHANGES) {
@@ -530,7 +533,8 @@ async function widePage(
     const queries = exprs.map((expr) => restrictedListQuery(db, expr, partial.rowids))
     // The bounds hold for the index they were taken at: read at another, the page is made from whole lists.
     const point = stale ? indexPointQuery(db) : null
-    const guessed = guess?.(lexical(staleLists))
+    // A guess only reads rows ahead: the ceilings (stale values raised by a hair) rank them as well.
+    const guessed = guess?.(ceilings)
     const results = await read([...queries.map((q) => q.statement), ...(guessed ? [guessed.statement] : []), ...(point ? [point.statement] : [])])
     if (guessed) guessed.read(results[queries.length])
     const ranked = point && point.read(results[results.length - 1]) !== stale!.index ? null : await rank(lexical(new Map(exprs.map((expr, i) => [expr, queries[i].read(results[i])]))), partial.above)
