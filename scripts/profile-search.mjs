@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs'
 import { generator, metatoolQueries, writeMix } from './lib/bench-catalog.mjs'
 import { createBenchToken, startDevServer } from './lib/devserver.mjs'
-import { frameNamer } from './lib/profile-names.mjs'
+import { areaOf, frameNamer } from './lib/profile-names.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -99,16 +99,28 @@ try {
     return false
   }
   const self = new Map()
+  const areas = new Map()
   let total = 0
   let d1 = 0
   samples.forEach((id, i) => {
     const key = nameOf(byId.get(id).callFrame)
-    self.set(key, (self.get(key) ?? 0) + (timeDeltas[i] ?? 0))
-    total += timeDeltas[i] ?? 0
-    if (underD1(id)) d1 += timeDeltas[i] ?? 0
+    const us = timeDeltas[i] ?? 0
+    self.set(key, (self.get(key) ?? 0) + us)
+    total += us
+    const inD1 = underD1(id)
+    const area = inD1 ? "workerd's D1 client" : areaOf(key)
+    areas.set(area, (areas.get(area) ?? 0) + us)
+    if (inD1) d1 += us
   })
   const share = (us) => `${((100 * us) / total).toFixed(1)}% (${(us / 1000 / done).toFixed(2)} ms/request)`
   console.log(`under workerd's D1 client, local D1's SQL included: ${share(d1)}; idle: ${share(self.get('(idle)') ?? 0)}`)
+  // Self time by where the code lives: the search's own code (src/agents, src/db) against the rest.
+  console.log(
+    `by area: ${[...areas]
+      .sort((a, b) => b[1] - a[1])
+      .map(([area, us]) => `${area} ${(us / 1000 / done).toFixed(2)}`)
+      .join(', ')} (ms/request)`,
+  )
   console.log(`self time, ${(total / 1000).toFixed(0)} ms sampled over ${done} requests:`)
   for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)}% ${(us / 1000 / done).toFixed(3).padStart(7)} ms/request  ${key}`)

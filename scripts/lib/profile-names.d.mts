@@ -12,3 +12,4 @@ export interface CallFrame {
   columnNumber: number
 }
 export function frameNamer(scripts: ParsedScript[]): (frame: CallFrame) => string
+export function areaOf(name: string): string

@@ -27,3 +27,15 @@ export function frameNamer(scripts) {
     return `${at.name || functionName || '(anonymous)'} ${source}:${at.line}`
   }
 }
+
+/**
+ * The part of the Worker a named frame (frameNamer's "function source:line") belongs to: its source
+ * folder (`src/agents`), its package (`hono`), one of V8's own entries ("(idle)", "(program)",
+ * "(garbage collector)"), or "workerd built-ins" for frames without a source.
+ */
+export function areaOf(name) {
+  if (/^\((idle|program|garbage collector)\)$/.test(name)) return name
+  const at = / (src\/[^/:]+|node_modules\/(?:@[^/]+\/)?[^/:]+)[/:]/.exec(name)
+  if (!at) return 'workerd built-ins'
+  return at[1].startsWith('src/') ? at[1].replace(/\.[a-z]+$/, '') : at[1].slice('node_modules/'.length)
+}

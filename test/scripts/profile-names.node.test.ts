@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildSync } from 'esbuild'
 import { describe, expect, it } from 'vitest'
-import { frameNamer, type CallFrame, type ParsedScript } from '../../scripts/lib/profile-names.mjs'
+import { areaOf, frameNamer, type CallFrame, type ParsedScript } from '../../scripts/lib/profile-names.mjs'
 
 /** A minified bundle, with its source map beside it, of one module whose hot function is on line 3. */
 function bundle(dir: string): string {
@@ -57,5 +57,15 @@ describe("profile:search's frame names", () => {
       session.disconnect()
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it('puts a named frame in its source folder, its package, or V8 and workerd', () => {
+    expect(areaOf('sumLists src/agents/relevance.ts:211')).toBe('src/agents')
+    expect(areaOf('loadConfig src/config.ts:3')).toBe('src/config')
+    expect(areaOf('dispatch node_modules/hono/dist/compose.js:24')).toBe('hono')
+    expect(areaOf('generateText node_modules/@ai-sdk/openai/dist/index.mjs:9')).toBe('@ai-sdk/openai')
+    expect(areaOf('(garbage collector)')).toBe('(garbage collector)')
+    expect(areaOf('toJson cloudflare-internal:d1-api:612')).toBe('workerd built-ins')
+    expect(areaOf('(anonymous)')).toBe('workerd built-ins')
   })
 })
