@@ -11,7 +11,8 @@
  * Queries are real request text: MetaTool's labelled queries (they never repeat), in a fixed order.
  * Writes are mixed in at the rate callers make them: for every 100 searches, one agent update (new
  * description, which moves the index version and clears that agent's vector) and ten invocations
- * (which move popularity). Agents get vectors as the cron would leave them, but made here: each is
+ * (which move popularity); `--updates N` sends N agent updates a 100 instead (0: agent text never
+ * changes while measured, to see what a text change costs the searches after it). Agents get vectors as the cron would leave them, but made here: each is
  * the normalized sum of the offline encoder's vectors of its words (embedding 100,000 texts with the
  * encoder takes hours on 2 cores; throughput and memory depend on the dimension, not on the values).
  * `--embedder none` measures the lexical-only path. The Worker prints its per-isolate search memory
@@ -38,6 +39,8 @@ const REUSE = args.includes('--reuse')
 const LOAD_VECTORS = args.includes('--load-vectors')
 const WARMUP = opt('warmup', 20)
 const EMBEDDER = args.includes('--embedder') ? args[args.indexOf('--embedder') + 1] : 'offline'
+// Agent text updates per 100 requests of the search routes (what moves the index version).
+const UPDATES = opt('updates', 1)
 
 const { rand, phrase } = generator(42)
 
@@ -154,7 +157,7 @@ try {
   await fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'sales report' }) }).then((r) => r.arrayBuffer())
   let u = 500
   /** A search, and after every 100 of them one agent update and ten invocations (errors counted like searches'). */
-  const withWrites = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase })
+  const withWrites = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase, updates: UPDATES })
   const routes = [
     { label: 'trivial', make: () => fetch(`${server.url}/v1/me`, { headers }) },
     // Every query new (real request text, never asked before): nothing can come from the page cache.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run profile:search [-- --agents 100000 --embedder offline --seconds 20]`: where the Worker's
+ * `npm run profile:search [-- --agents 100000 --embedder offline --seconds 20 --updates 1]`: where the Worker's
  * CPU goes under bench:search's load (MetaTool query text, 16 at a time, one agent update and ten
  * invocations per 100 searches), on the catalog an earlier `npm run bench:search -- --agents N` left
  * in .bench/. The Worker's isolate is sampled through wrangler dev's inspector (the DevTools
@@ -25,6 +25,7 @@ const opt = (name, fallback) => {
 const AGENTS = Number(opt('agents', 100_000))
 const EMBEDDER = opt('embedder', 'offline')
 const SECONDS = Number(opt('seconds', 20))
+const UPDATES = Number(opt('updates', 1))
 const CONCURRENCY = 16
 
 const { rand, phrase } = generator(42)
@@ -38,7 +39,7 @@ try {
   const ownerHeaders = { authorization: `Bearer ${owner.response.token}`, 'content-type': 'application/json' }
   const queries = metatoolQueries().sort(() => rand() - 0.5)
   let q = 0
-  const request = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase })(() =>
+  const request = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase, updates: UPDATES })(() =>
     fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: queries[q++ % queries.length], limit: 10 }) }),
   )
   const load = async (seconds) => {

@@ -94,19 +94,20 @@ export function metatoolQueries() {
 
 /**
  * bench:search's write mix: `withWrites(make)` is a request maker that, for every 100 requests it
- * makes, sends one agent update (a new description, which moves the index version and clears that
- * agent's vector) and ten invocations (which move popularity), and searches (`make`) otherwise. One
- * counter is shared by every maker it wraps, as the bench's routes share it.
+ * makes, sends `updates` agent updates (1 unless asked: a new description, which moves the index
+ * version and clears that agent's vector) and ten invocations (which move popularity), and searches
+ * (`make`) otherwise. One counter is shared by every maker it wraps, as the bench's routes share it.
  */
-export function writeMix({ url, headers, ownerHeaders, agents, rand, phrase }) {
+export function writeMix({ url, headers, ownerHeaders, agents, rand, phrase, updates = 1 }) {
+  if (!Number.isInteger(updates) || updates < 0 || updates > 90) throw new Error(`updates per 100 requests must be 0-90, not ${updates}`)
   let n = 0
   return (make) => () => {
     const k = n++
-    if (k % 100 === 0) {
+    if (k % 100 < updates) {
       const id = `bench${Math.floor(rand() * agents)}`
       return fetch(`${url}/v1/agents/${id}`, { method: 'PATCH', headers: ownerHeaders, body: JSON.stringify({ description: `${title(phrase(12))}. ${phrase(10)}.` }) })
     }
-    if (k % 100 <= 10) {
+    if (k % 100 < updates + 10) {
       const id = `bench${Math.floor(rand() * agents)}`
       return fetch(`${url}/v1/action/invoke_agent`, { method: 'POST', headers, body: JSON.stringify({ id, input: { topic: phrase(2) } }) })
     }
