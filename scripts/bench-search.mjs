@@ -12,9 +12,10 @@
  * Writes are mixed in at the rate callers make them: for every 100 searches, one agent update (new
  * description, which moves the index version and clears that agent's vector) and ten invocations
  * (which move popularity); `--updates N` sends N agent updates a 100 instead (0: agent text never
- * changes while measured, to see what a text change costs the searches after it). Agents get vectors as the cron would leave them, but made here: each is
- * the normalized sum of the offline encoder's vectors of its words (embedding 100,000 texts with the
- * encoder takes hours on 2 cores; throughput and memory depend on the dimension, not on the values).
+ * changes while measured, to see what a text change costs the searches after it). Agents get
+ * vectors as the cron would leave them, but made here: each is the normalized sum of the offline
+ * encoder's vectors of its words (embedding 100,000 texts with the encoder takes hours on 2 cores;
+ * throughput and memory depend on the dimension, not on the values).
  * `--embedder none` measures the lexical-only path. The Worker prints its per-isolate search memory
  * (GET /v1/admin/search-memory), reported at the end, after each route's CPU time a request by thread
  * (Linux's /proc: the workerd thread that runs the Worker and local D1 bounds both routes).
@@ -156,7 +157,7 @@ try {
   await fetch(`${server.url}/v1/me`, { headers }).then((r) => r.arrayBuffer())
   await fetch(`${server.url}/v1/action/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'sales report' }) }).then((r) => r.arrayBuffer())
   let u = 500
-  /** A search, and after every 100 of them one agent update and ten invocations (errors counted like searches'). */
+  /** A search, and in every 100 requests UPDATES agent updates and ten invocations (errors counted like searches'). */
   const withWrites = writeMix({ url: server.url, headers, ownerHeaders, agents: AGENTS, rand, phrase, updates: UPDATES })
   const routes = [
     { label: 'trivial', make: () => fetch(`${server.url}/v1/me`, { headers }) },
