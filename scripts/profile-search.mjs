@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run profile:search [-- --agents 100000 --embedder offline --seconds 20 --updates 1]`: where the Worker's
- * CPU goes under bench:search's load (MetaTool query text, 16 at a time, one agent update and ten
- * invocations per 100 searches), on the catalog an earlier `npm run bench:search -- --agents N` left
+ * CPU goes under bench:search's load (MetaTool query text, 16 at a time, `--updates` agent updates
+ * (1 by default) and ten invocations per 100 searches), on the catalog an earlier `npm run bench:search -- --agents N` left
  * in .bench/. The Worker's isolate is sampled through wrangler dev's inspector (the DevTools
  * protocol's Profiler domain); the profile is written to .bench/profile-<embedder>-<agents>.cpuprofile
  * (open it in Chrome DevTools) and the functions with the most self time are printed, named by the

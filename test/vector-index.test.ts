@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { cached, sawCatalog, searchMemory } from '../src/agents/search-state'
+import { cached, sawCatalog, sawVocabulary, searchMemory } from '../src/agents/search-state'
 import { CODE_BITS, compact, cosine, decodeUnit, indexCosine, levelsOf, lookupTable, MAX_VECTORS, quantize, VectorIndex } from '../src/agents/vector-index'
 
 const unit = (xs: number[]) => {
@@ -236,47 +236,60 @@ describe('the search state', () => {
     })
     let run = 0
     fc.assert(
-      fc.property(fc.uniqueArray(held, { selector: (h) => `${h.kind}|${h.what}`, maxLength: 30 }), fc.integer({ min: 1, max: 3 }), (entries: Held[], seenIndex) => {
-        const own = `own${++run}`
-        const epochOf = (h: Held) => (h.epoch === 'own' ? own : `other${run}`)
-        sawCatalog(`${own}:1:1`)
-        const catalogOf = (h: Held) => `${epochOf(h)}:${h.version}:${h.index}`
-        const indexOf = (h: Held) => `${epochOf(h)}:${h.index}`
-        const put = (h: Held) =>
-          ({
-            page: () => cached.setPage(catalogOf(h), h.what, []),
-            list: () => cached.setList(indexOf(h), h.what, list),
-            typo: () => cached.setTypo(indexOf(h), h.what, ['x']),
-            vocabularyTypo: () => cached.setTypo(`${epochOf(h)}:w${h.version}`, h.what, ['x']),
-            wide: () => cached.setWide(indexOf(h), h.what),
-            vector: () => cached.setVector(`emb${run}`, h.what, new Float32Array(1)),
-          })[h.kind]()
-        const there = (h: Held) =>
-          ({
-            page: () => cached.page(catalogOf(h), h.what) !== undefined,
-            list: () => cached.latestList(h.what)?.index === indexOf(h),
-            typo: () => cached.typo(indexOf(h), h.what) !== undefined,
-            vocabularyTypo: () => cached.typo(`${epochOf(h)}:w${h.version}`, h.what) !== undefined,
-            wide: () => cached.wide(indexOf(h), h.what) !== undefined,
-            vector: () => cached.vector(`emb${run}`, h.what) !== undefined,
-          })[h.kind]()
-        entries.forEach(put)
-        // A newer catalog of the own epoch; its index moved unless it is still 1.
-        const seen = `${own}:6:${seenIndex}`
-        sawCatalog(seen)
-        const indexMoved = seenIndex !== 1
-        for (const h of entries) {
-          const kept = {
-            page: catalogOf(h) === seen,
-            list: h.epoch === 'own',
-            typo: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
-            vocabularyTypo: h.epoch === 'own' || !indexMoved,
-            wide: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
-            vector: true,
-          }[h.kind]
-          expect(there(h), `${h.kind} ${JSON.stringify(h)}`).toBe(kept)
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(held, { selector: (h) => `${h.kind}|${h.what}`, maxLength: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 6 }),
+        (entries: Held[], seenIndex, seenWords) => {
+          const own = `own${++run}`
+          const epochOf = (h: Held) => (h.epoch === 'own' ? own : `other${run}`)
+          sawCatalog(`${own}:1:1`)
+          sawVocabulary(`${own}:1:0`)
+          const catalogOf = (h: Held) => `${epochOf(h)}:${h.version}:${h.index}`
+          const indexOf = (h: Held) => `${epochOf(h)}:${h.index}`
+          const put = (h: Held) =>
+            ({
+              page: () => cached.setPage(catalogOf(h), h.what, []),
+              list: () => cached.setList(indexOf(h), h.what, list),
+              typo: () => cached.setTypo(indexOf(h), h.what, ['x']),
+              vocabularyTypo: () => cached.setTypo(`${epochOf(h)}:w${h.version}`, h.what, ['x']),
+              wide: () => cached.setWide(indexOf(h), h.what),
+              vector: () => cached.setVector(`emb${run}`, h.what, new Float32Array(1)),
+            })[h.kind]()
+          const there = (h: Held) =>
+            ({
+              page: () => cached.page(catalogOf(h), h.what) !== undefined,
+              list: () => cached.latestList(h.what)?.index === indexOf(h),
+              typo: () => cached.typo(indexOf(h), h.what) !== undefined,
+              vocabularyTypo: () => cached.typo(`${epochOf(h)}:w${h.version}`, h.what) !== undefined,
+              wide: () => cached.wide(indexOf(h), h.what) !== undefined,
+              vector: () => cached.vector(`emb${run}`, h.what) !== undefined,
+            })[h.kind]()
+          entries.forEach(put)
+          // A newer catalog of the own epoch; its index moved unless it is still 1.
+          const seen = `${own}:6:${seenIndex}`
+          sawCatalog(seen)
+          const indexMoved = seenIndex !== 1
+          for (const h of entries) {
+            const kept = {
+              page: catalogOf(h) === seen,
+              list: h.epoch === 'own',
+              typo: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
+              vocabularyTypo: h.epoch === 'own' || !indexMoved,
+              wide: !indexMoved || indexOf(h) === `${own}:${seenIndex}`,
+              vector: true,
+            }[h.kind]
+            expect(there(h), `${h.kind} ${JSON.stringify(h)}`).toBe(kept)
+          }
+          // A newer vocabulary (unless still version 0) drops the corrections kept under any other one, nothing else.
+          const before = entries.map(there)
+          sawVocabulary(`${own}:${seenIndex}:${seenWords}`)
+          entries.forEach((h, i) => {
+            const dropped = h.kind === 'vocabularyTypo' && seenWords !== 0 && `${epochOf(h)}:w${h.version}` !== `${own}:w${seenWords}`
+            expect(there(h), `after the vocabulary: ${h.kind} ${JSON.stringify(h)}`).toBe(before[i] && !dropped)
+          })
+        },
+      ),
       { numRuns: 200 },
     )
   })

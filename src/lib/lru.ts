@@ -46,14 +46,7 @@ export class ByteLru<V> {
 
   /** Drops every entry of each group for which `drop` is true. */
   deleteGroups(drop: (group: string) => boolean): void {
-    for (const [group, members] of this.groups) {
-      if (!drop(group)) continue
-      for (const key of members) {
-        this.total -= this.entries.get(key)!.bytes
-        this.entries.delete(key)
-      }
-      this.groups.delete(group)
-    }
+    for (const [group, members] of this.groups) if (drop(group)) for (const key of members) this.delete(key)
   }
 
   forEach(each: (key: string, value: V, bytes: number) => void): void {
