@@ -26,6 +26,7 @@ import { blendedScore, partFloor, POPULARITY_WEIGHT, relevanceFloor, relevancePa
 import { absorb, candidatesOf, completeLists, knownLists, kthLargest, likelyEmpty, lookupPhrases, missingLists, sumLists, wideLists, type Matches, type QueryPhrases } from './relevance'
 import { askedBefore, cached, indexParts, sawCatalog, sawVocabulary, vectorIndex, type CachedList } from './search-state'
 import { growthBound, MAX_STALE_CHANGES } from './stale-lists'
+import { porterStem } from './stem'
 import { remoteVectors } from './vectorize'
 
 /** How stale this isolate's vector index may be: a vector written later counts from then on. */
@@ -194,27 +195,26 @@ function workerPager(db: D1Database, ranker: PublicRanker, fallback: Pager, limi
   }
 }
 
-/** Same agents, same relevance. */
-const sameList = (a: PhraseList, b: PhraseList) => a.rowids.length === b.rowids.length && a.rowids.every((r, i) => r === b.rowids[i] && a.values[a.at[i]] === b.values[b.at[i]])
-
 /** The list with every relevance scaled by `by`. */
 const scaled = (l: PhraseList, by: number): PhraseList => ({ rowids: l.rowids, values: l.values.map((v) => v * by), at: l.at })
 
-/**
- * A query's typo corrections (`fixes`) as lists at TYPO_WEIGHT, in correction order, a wide one
- * with its list in `partial` if given. Spellings of one stem ("invoice", "invoices") have the same
- * list: it counts once. A wide correction is never such a repeat: a phrase of its stem is in as many
- * agents, so it is wide too, and the lists of a wide and a narrower phrase differ in length (search
- * reads two wide corrections whole, where only their lists tell whether they are one stem).
- */
+/** A query's typo corrections (`fixes`) as lists at TYPO_WEIGHT, in correction order, a wide one with its list in `partial` if given. */
 function typoListsOf(fixes: QueryPhrases, partial?: Map<string, PhraseList>): { expr: string; list: PhraseList }[] {
-  const kept: { expr: string; list: PhraseList }[] = []
-  for (const p of knownLists(fixes, partial)) {
-    const narrow = !fixes.wide.has(p.expr)
-    if (narrow && kept.some((k) => !fixes.wide.has(k.expr) && sameList(k.list, p.list))) continue
-    kept.push(p)
-  }
-  return kept.map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+  return knownLists(fixes, partial).map((p) => ({ expr: p.expr, list: scaled(p.list, TYPO_WEIGHT) }))
+}
+
+/**
+ * The first spelling of each stem among `words`, in order: spellings of one stem ("invoice",
+ * "invoices") are one phrase to agents_fts, with one relevance list, which counts once.
+ */
+function oneSpellingPerStem(words: string[]): string[] {
+  const stems = new Set<string>()
+  return words.filter((w) => {
+    const stem = porterStem(w)
+    if (stems.has(stem)) return false
+    stems.add(stem)
+    return true
+  })
 }
 
 /**
@@ -305,14 +305,10 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
-      const corrections: QueryPhrases = { ...lookupPhrases(indexVersion, [...new Set(near)]), prefix: null, prefixList: undefined }
+      const corrections: QueryPhrases = { ...lookupPhrases(indexVersion, oneSpellingPerStem(near)), prefix: null, prefixList: undefined }
       if (!wideRead) corrections.wide.clear()
       // A correction in most agents ("word" -> "work") is wide like a query word: read only where it can matter.
       await readLists(db, read, corrections, wideRead ? wideLists.min : null)
-      if (corrections.wide.size > 1) {
-        await readLists(db, read, { ...corrections, wide: new Set() })
-        corrections.wide.clear()
-      }
       fixes = corrections
       if (typoListsOf(corrections).length > 0) summed = null
     }
