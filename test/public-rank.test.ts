@@ -1,5 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { blendedScore, partScore } from '../src/agents/ranking'
+import { blendedScore, partScore, POPULARITY_WEIGHT, relevancePart } from '../src/agents/ranking'
+import { ownPopularityMatches } from '../src/agents/search'
 import { catalogPoint, rankPublic } from '../src/agents/public-rank'
 import { seededRandom } from './seeded'
 
@@ -44,5 +46,29 @@ describe('public ranking in the Worker', () => {
   it('reads the catalog point of a token read', () => {
     expect(catalogPoint('ab12:41:7')).toEqual({ index: 'ab12:7', version: 41 })
     expect(catalogPoint('ab12:41')).toBeNull()
+  })
+
+  it('reads wide or stale words for a set of agents outside which no visible agent can score above the bound it reports', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 2, noNaN: true }), fc.boolean(), fc.integer(), (n, k, bound, wide, seed) => {
+        const r = seededRandom(seed)
+        const rowids = new Float64Array(n).map((_, i) => 1 + i * 2)
+        const rels = new Float64Array(n).map(() => [0.001, 0.5, 3, 9.75, r() * 12][Math.floor(r() * 5)])
+        const executions = new Float64Array(2 * n + 2).map(() => (r() < 0.15 ? -1 : [0, 2, 40, 2000, Math.floor(r() * 5000)][Math.floor(r() * 5)]))
+        const chosen = ownPopularityMatches({ rowids, rels, match: '', scale: 'bm25' }, executions, k, bound, wide)
+        if (!chosen) return
+        const picked = new Set(chosen.rowids)
+        const upper = Array.from(rowids, (rowid, i) => (executions[rowid] < 0 ? -Infinity : blendedScore(rels[i] + bound, executions[rowid])))
+        upper.forEach((u, i) => {
+          if (!picked.has(rowids[i])) expect(u).toBeLessThanOrEqual(chosen.above)
+        })
+        // An agent matching only the wide words has relevance below the bound.
+        if (wide) expect(chosen.above).toBeGreaterThanOrEqual(relevancePart(bound) + POPULARITY_WEIGHT)
+        // At least the 2k + 20 best, and every pick above what is left out.
+        expect(chosen.rowids.length).toBeGreaterThanOrEqual(2 * k + 20)
+        for (const rowid of chosen.rowids) expect(upper[(rowid - 1) / 2]).toBeGreaterThan(chosen.above)
+      }),
+      { numRuns: 300 },
+    )
   })
 })

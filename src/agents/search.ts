@@ -336,7 +336,11 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
         (m, above) => refined(m, hybrid, above === null ? null : { above, bound }),
       )
     const k = offset + s.limit
-    const choose = (m: Matches) => nearMatches(m, k, bound) ?? (wide.length > 0 ? popularMatches(m, ranker?.executions() ?? null, k, bound) : everyMatch(m))
+    const choose = (m: Matches) => {
+      const executions = ranker?.executions() ?? null
+      const own = executions ? ownPopularityMatches(m, executions, k, bound, wide.length > 0) : null
+      return own ?? nearMatches(m, k, bound) ?? (wide.length > 0 ? popularMatches(m, executions, k, bound) : everyMatch(m))
+    }
     // Public pages are ranked in the Worker, which keeps the rows it read: the page the lists as read
     // give is almost always the page, so its rows come with the reads that make it exact.
     const guess = ranker ? (m: Matches) => pager.guess(m) : null
@@ -446,6 +450,33 @@ function nearMatches(m: Matches, k: number, bound: number): Partial | null {
   const rowids: number[] = []
   for (let i = 0; i < m.rowids.length && rowids.length <= MAX_PARTIAL; i++) if (m.rels[i] >= floor) rowids.push(m.rowids[i])
   return rowids.length <= MAX_PARTIAL ? { rowids, above: relevancePart(floor + bound) + POPULARITY_WEIGHT } : null
+}
+
+/**
+ * For public searches: the matches whose score can be highest, each at most its score with `bound`
+ * more relevance and its own executions (where nearMatches must allow any agent the most popularity
+ * adds, so it reads every match within POPULARITY_WEIGHT of the best), the best `2k + 20` of them
+ * (and any tied with the last). With `wide` phrases an agent matching nothing else has relevance
+ * below `bound`: null when that could reach the chosen.
+ */
+export function ownPopularityMatches(m: Matches, executions: Float64Array, k: number, bound: number, wide: boolean): Partial | null {
+  const want = 2 * k + 20
+  if (m.rowids.length <= want) return null
+  const upper = new Float64Array(m.rowids.length)
+  for (let i = 0; i < m.rowids.length; i++) {
+    const r = m.rowids[i]
+    const e = r < executions.length ? executions[r] : -1
+    upper[i] = e < 0 ? -Infinity : blendedScore(m.rels[i] + bound, e)
+  }
+  const least = kthLargest(upper, want)
+  let above = wide ? relevancePart(bound) + POPULARITY_WEIGHT : -Infinity
+  if (!(least > above)) return null
+  const rowids: number[] = []
+  for (let i = 0; i < upper.length; i++) {
+    if (upper[i] >= least) rowids.push(m.rowids[i])
+    else if (upper[i] > above) above = upper[i]
+  }
+  return rowids.length <= MAX_PARTIAL ? { rowids, above } : null
 }
 
 /**
