@@ -5,7 +5,7 @@ import { cached, publicRanking } from '../src/agents/search-state'
 import { ftsIdf, growthBound } from '../src/agents/stale-lists'
 import { indexCheckQuery, parseTotals } from '../src/db/index-changes'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
+import { bruteForceRanking, bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -132,6 +132,51 @@ describe('lists read before agent text changed', () => {
       { numRuns: 25 },
     )
     expect(staleUsed).toBeGreaterThan(10)
+  })
+
+  it("keep typo corrections' lists too, every page equal to the documented relevance of the index as it is now", async () => {
+    /** The query's words, then each correction at half weight, summed in that order (README, Search score step 3). */
+    const relevance = async (exact: string[], corrections: string[]) => {
+      const rels = new Map<number, number>()
+      for (const [phrases, weight] of [
+        [exact, 1],
+        [corrections, 0.5],
+      ] as const) {
+        for (const w of phrases) for (const [rowid, rel] of await bruteForceRelevance(`"${w}"`)) rels.set(rowid, (rels.get(rowid) ?? 0) + rel * weight)
+      }
+      return rels
+    }
+    // A word's last letter changed: one edit from that word alone. "kakor": one edit from "kakar" and "kalor".
+    const typo = (w: string) => `${w.slice(0, -1)}x`
+    const cases: [string, string[], string[]][] = [
+      [typo(VOCAB[0]), [], [VOCAB[0]]],
+      [`${VOCAB[2]} ${typo(VOCAB[1])}`, [VOCAB[2]], [VOCAB[1]]],
+      [`${typo(VOCAB[3])} ${VOCAB[0]}`, [VOCAB[0]], [VOCAB[3]]],
+      ['kakor', [], ['kakar', 'kalor']],
+    ]
+    for (const [query] of cases) await searchIds(query, 'public', 10, 0)
+    let staleUsed = 0
+    for (let round = 0; round < 10; round++) {
+      for (let c = 0; c < 1 + (round % 2); c++) await changeText(round % 5, VOCAB[round % 4])
+      for (const [query, exact, corrections] of cases) {
+        // A correction no agent holds any more is not one: not what this compares.
+        if ((await relevance(corrections, [])).size === 0 || (await Promise.all(corrections.map((w) => relevance([w], [])))).some((r) => r.size === 0)) continue
+        const rels = await relevance(exact, corrections)
+        for (const [status, limit, page] of [
+          ['public', 10, 0],
+          ['public', 4, 2],
+          ['all', 6, 1],
+        ] as const) {
+          const before = cached.latestList(`"${corrections[0]}"`)?.index
+          const now = await indexVersion()
+          const expected = await bruteForceRanking(rels, status, viewer.accountId, teamId)
+          expect(await searchIds(query, status, limit, page), `${query} ${status} ${limit}/${page}`).toEqual(expected.slice(page * limit, page * limit + limit))
+          if (before !== undefined && before !== now && cached.latestList(`"${corrections[0]}"`)?.index === before) staleUsed++
+        }
+      }
+    }
+    // Most pages came from correction lists read before the changes (else this tests only fresh reads).
+    expect(staleUsed).toBeGreaterThan(40)
   })
 
   it('keep the public ranking state across inserts and deletes, from the change logs, exact', async () => {

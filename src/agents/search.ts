@@ -289,7 +289,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
       if (absorb(phrases, missing, await completeLists(db, read, missing, fetched))) summed = null
     }
   }
-  const stale = checked ? staleBounds(phrases, checked) : null
+  let stale = checked ? staleBounds(phrases, checked) : null
   // A stale list that cannot be bounded (or whose word matches nothing now) is read again.
   const unbounded = [...phrases.stale.keys()].filter((expr) => !stale?.growth.has(expr))
   if (unbounded.length > 0) {
@@ -305,12 +305,13 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   if (unknown.length > 0) {
     const near = (await correctionsOf(db, read, indexVersion, unknown, nearFetched, vocabulary)).flat().filter((w) => !terms.includes(w))
     if (near.length > 0) {
-      const corrections: QueryPhrases = { ...lookupPhrases(indexVersion, oneSpellingPerStem(near)), prefix: null, prefixList: undefined }
+      // Corrections, like the query's words, keep lists read before the last text changes.
+      const corrections: QueryPhrases = { ...lookupPhrases(indexVersion, oneSpellingPerStem(near), !semantic), prefix: null, prefixList: undefined }
       if (!wideRead) corrections.wide.clear()
       // A correction in most agents ("word" -> "work") is wide like a query word: read only where it can matter.
-      await readLists(db, read, corrections, wideRead ? wideLists.min : null)
+      stale = await readCorrections(db, read, corrections, stale, wideRead ? wideLists.min : null)
       fixes = corrections
-      if (typoListsOf(corrections).length > 0) summed = null
+      if (typoListsOf(corrections).length > 0 || corrections.stale.size > 0) summed = null
     }
   }
   const vector = queryVector ? await queryVector : null
@@ -320,7 +321,8 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
   const hybrid = source && vector ? { q: vector, source, near, first: () => pagerOf(FEEDBACK_AGENTS, 0) } : null
   const sets = fixes ? [phrases, fixes] : [phrases]
   const wide = sets.flatMap((q) => [...q.wide])
-  if (wide.length > 0 || phrases.stale.size > 0) {
+  const anyStale = sets.some((q) => q.stale.size > 0)
+  if (wide.length > 0 || anyStale) {
     // A wide correction adds TYPO_WEIGHT of a wide word's relevance: counting it as a whole one is safe.
     const bound = WIDE_BOUND * wide.length + WIDE_SLACK
     if (hybrid)
@@ -344,10 +346,33 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     // Public pages are ranked in the Worker, which keeps the rows it read: the page the lists as read
     // give is almost always the page, so its rows come with the reads that make it exact.
     const guess = ranker ? (m: Matches) => pager.guess(m) : null
-    return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, phrases.stale.size > 0 ? stale : null, guess)
+    return widePage(db, read, sets, lexical, pager, s.limit, offset, choose, undefined, anyStale ? stale : null, guess)
   }
   const ranked = hybrid ? (await refined(matches(), hybrid, null))!.matches : matches()
   return ranked.rowids.length > 0 ? pager.page(ranked) : []
+}
+
+/**
+ * Reads what the cache lacks of the corrections' lists (`q`) and checks their stale lists in the same
+ * round trip. Their bounds join the query's (`stale`) when taken at the same index; a stale list
+ * they cannot bound is read again, like all of them when the index moved between the two checks.
+ */
+async function readCorrections(db: D1Database, read: Read, q: QueryPhrases, stale: StaleBounds | null, wideMin: number | null): Promise<StaleBounds | null> {
+  const missing = missingLists(db, q, undefined, wideMin)
+  const check = q.stale.size > 0 ? indexCheckQuery(db, oldestIndex(q.stale), [...q.stale.keys()]) : null
+  if (!missing && !check) return stale
+  const results = await read([missing?.query.statement, check?.statement].filter((st) => st !== undefined))
+  if (missing) absorb(q, missing, await completeLists(db, read, missing, missing.query.read(results[0])))
+  const found = check ? staleBounds(q, check.read(results[results.length - 1])) : null
+  const bounds = found && (!stale || found.index === stale.index) ? found : null
+  const unbounded = [...q.stale.keys()].filter((expr) => !bounds?.growth.has(expr))
+  if (unbounded.length > 0) {
+    for (const expr of unbounded) q.stale.delete(expr)
+    await readLists(db, read, q, wideMin)
+  }
+  if (!bounds || q.stale.size === 0) return stale
+  if (!stale) return bounds
+  return { index: stale.index, changed: [...new Set([...stale.changed, ...bounds.changed])], growth: new Map([...stale.growth, ...bounds.growth]) }
 }
 
 /** What search needs to use stale lists (stale-lists.ts), from the index as it is now. */
