@@ -487,19 +487,27 @@ function nearMatches(m: Matches, k: number, bound: number): Partial | null {
 export function ownPopularityMatches(m: Matches, executions: Float64Array, k: number, bound: number, wide: boolean): Partial | null {
   const want = 2 * k + 20
   if (m.rowids.length <= want) return null
-  const upper = new Float64Array(m.rowids.length)
-  for (let i = 0; i < m.rowids.length; i++) {
-    const r = m.rowids[i]
+  // Only agents that the most popularity adds could lift to the want-th best relevance are looked up.
+  const floor = relevanceFloor(relevancePart(kthLargest(m.rels, want) + bound)) - bound
+  const at: number[] = []
+  let rest = -Infinity
+  for (let i = 0; i < m.rels.length; i++) {
+    if (m.rels[i] >= floor) at.push(i)
+    else if (m.rels[i] > rest) rest = m.rels[i]
+  }
+  const upper = new Float64Array(at.length)
+  for (let j = 0; j < at.length; j++) {
+    const r = m.rowids[at[j]]
     const e = r < executions.length ? executions[r] : -1
-    upper[i] = e < 0 ? -Infinity : blendedScore(m.rels[i] + bound, e)
+    upper[j] = e < 0 ? -Infinity : blendedScore(m.rels[at[j]] + bound, e)
   }
   const least = kthLargest(upper, want)
-  let above = wide ? relevancePart(bound) + POPULARITY_WEIGHT : -Infinity
+  let above = Math.max(wide ? relevancePart(bound) + POPULARITY_WEIGHT : -Infinity, rest === -Infinity ? -Infinity : relevancePart(rest + bound) + POPULARITY_WEIGHT)
   if (!(least > above)) return null
   const rowids: number[] = []
-  for (let i = 0; i < upper.length; i++) {
-    if (upper[i] >= least) rowids.push(m.rowids[i])
-    else if (upper[i] > above) above = upper[i]
+  for (let j = 0; j < at.length; j++) {
+    if (upper[j] >= least) rowids.push(m.rowids[at[j]])
+    else if (upper[j] > above) above = upper[j]
   }
   return rowids.length <= MAX_PARTIAL ? { rowids, above } : null
 }
