@@ -290,13 +290,7 @@ async function rankCatalog(db: D1Database, read: Read, s: CatalogSearch, terms: 
     }
   }
   let stale = checked ? staleBounds(phrases, checked) : null
-  // A stale list that cannot be bounded (or whose word matches nothing now) is read again.
-  const unbounded = [...phrases.stale.keys()].filter((expr) => !stale?.growth.has(expr))
-  if (unbounded.length > 0) {
-    for (const expr of unbounded) phrases.stale.delete(expr)
-    await readLists(db, read, phrases, wideLists.min)
-    summed = null
-  }
+  if (await readUnbounded(db, read, phrases, stale, wideLists.min)) summed = null
   // Every word the index does not know (the last one not even as a prefix) is matched by its near spellings.
   const last = terms[terms.length - 1]
   const unknown = terms.filter(
@@ -365,14 +359,22 @@ async function readCorrections(db: D1Database, read: Read, q: QueryPhrases, stal
   if (missing) absorb(q, missing, await completeLists(db, read, missing, missing.query.read(results[0])))
   const found = check ? staleBounds(q, check.read(results[results.length - 1])) : null
   const bounds = found && (!stale || found.index === stale.index) ? found : null
-  const unbounded = [...q.stale.keys()].filter((expr) => !bounds?.growth.has(expr))
-  if (unbounded.length > 0) {
-    for (const expr of unbounded) q.stale.delete(expr)
-    await readLists(db, read, q, wideMin)
-  }
+  await readUnbounded(db, read, q, bounds, wideMin)
   if (!bounds || q.stale.size === 0) return stale
   if (!stale) return bounds
   return { index: stale.index, changed: [...new Set([...stale.changed, ...bounds.changed])], growth: new Map([...stale.growth, ...bounds.growth]) }
+}
+
+/**
+ * Reads again, as any list is read, the stale lists of `q` that `bounds` does not bound (or whose
+ * word matches nothing now, so the last word's prefix may count); true when there were any.
+ */
+async function readUnbounded(db: D1Database, read: Read, q: QueryPhrases, bounds: StaleBounds | null, wideMin: number | null): Promise<boolean> {
+  const unbounded = [...q.stale.keys()].filter((expr) => !bounds?.growth.has(expr))
+  if (unbounded.length === 0) return false
+  for (const expr of unbounded) q.stale.delete(expr)
+  await readLists(db, read, q, wideMin)
+  return true
 }
 
 /** What search needs to use stale lists (stale-lists.ts), from the index as it is now. */
