@@ -18,6 +18,25 @@ export async function bruteForceRelevance(match: string): Promise<Map<number, nu
 }
 
 /**
+ * The documented relevance of a query whose `words` match and whose misspelt words were corrected
+ * to `corrections` (README, Search score step 3): each word's bm25, then each correction's at half
+ * weight, summed in that order. By rowid.
+ */
+export async function bruteForceTypoRelevance(words: string[], corrections: string[]): Promise<Map<number, number>> {
+  const rels = new Map<number, number>()
+  for (const [phrases, weight] of [
+    [words, 1],
+    [corrections, 0.5],
+  ] as const) {
+    for (const w of phrases) for (const [rowid, rel] of await bruteForceRelevance(`"${w}"`)) rels.set(rowid, rels.has(rowid) ? rels.get(rowid)! + rel * weight : rel * weight)
+  }
+  return rels
+}
+
+/** The documented lexical score of relevance `rel` and `executions`, before rounding. */
+export const documentedScore = (rel: number, executions: number) => (0.98 * rel) / (rel + 8) + 0.02 * (executions / (executions + 1000))
+
+/**
  * Inserts a generated agent: id, name, description, visibility, owner, team, executions, parameter
  * text (no parameters, an empty workflow, created at 0).
  */
@@ -59,10 +78,7 @@ export async function bruteForceRanking(rels: Map<number, number>, status: strin
           ? r.visibility === 'team' && (mine(r) || own(r))
           : r.visibility === 'public' || own(r) || (r.visibility === 'team' && mine(r)),
   )
-  const raw = (r: { rowid: number; executions: number }) => {
-    const rel = rels.get(r.rowid)!
-    return (0.98 * rel) / (rel + 8) + 0.02 * (r.executions / (r.executions + 1000))
-  }
+  const raw = (r: { rowid: number; executions: number }) => documentedScore(rels.get(r.rowid)!, r.executions)
   return visible
     .map((r) => ({ ...r, raw: raw(r) }))
     .sort((a, b) => b.raw - a.raw || b.executions - a.executions || a.rowid - b.rowid)

@@ -5,7 +5,7 @@ import { cached, publicRanking } from '../src/agents/search-state'
 import { ftsIdf, growthBound } from '../src/agents/stale-lists'
 import { indexCheckQuery, parseTotals } from '../src/db/index-changes'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceRanking, bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
+import { bruteForceRanking, bruteForceRelevance, bruteForceSearch, bruteForceTypoRelevance, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -135,17 +135,6 @@ describe('lists read before agent text changed', () => {
   })
 
   it("keep typo corrections' lists too, every page equal to the documented relevance of the index as it is now", async () => {
-    /** The query's words, then each correction at half weight, summed in that order (README, Search score step 3). */
-    const relevance = async (exact: string[], corrections: string[]) => {
-      const rels = new Map<number, number>()
-      for (const [phrases, weight] of [
-        [exact, 1],
-        [corrections, 0.5],
-      ] as const) {
-        for (const w of phrases) for (const [rowid, rel] of await bruteForceRelevance(`"${w}"`)) rels.set(rowid, (rels.get(rowid) ?? 0) + rel * weight)
-      }
-      return rels
-    }
     // A word's last letter changed: one edit from that word alone. "kakor": one edit from "kakar" and "kalor".
     const typo = (w: string) => `${w.slice(0, -1)}x`
     const cases: [string, string[], string[]][] = [
@@ -160,8 +149,8 @@ describe('lists read before agent text changed', () => {
       for (let c = 0; c < 1 + (round % 2); c++) await changeText(round % 5, VOCAB[round % 4])
       for (const [query, exact, corrections] of cases) {
         // A correction no agent holds any more is not one: not what this compares.
-        if ((await relevance(corrections, [])).size === 0 || (await Promise.all(corrections.map((w) => relevance([w], [])))).some((r) => r.size === 0)) continue
-        const rels = await relevance(exact, corrections)
+        if ((await Promise.all(corrections.map((w) => bruteForceRelevance(`"${w}"`)))).some((r) => r.size === 0)) continue
+        const rels = await bruteForceTypoRelevance(exact, corrections)
         for (const [status, limit, page] of [
           ['public', 10, 0],
           ['public', 4, 2],

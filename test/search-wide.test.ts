@@ -5,7 +5,7 @@ import { wideLists } from '../src/agents/relevance'
 import { cached } from '../src/agents/search-state'
 import { phraseListsQuery, restrictedListQuery, runQuery } from '../src/db/agents'
 import { action, createTeam, newCaller, type Json } from './helpers'
-import { bruteForceRanking, bruteForceRelevance, bruteForceSearch, insertAgent } from './brute-force-search'
+import { bruteForceRanking, bruteForceSearch, bruteForceTypoRelevance, insertAgent } from './brute-force-search'
 import { seededRandom } from './seeded'
 
 /**
@@ -148,17 +148,6 @@ describe('wide words', () => {
 
   it('count a wide typo correction at half weight, read only where it can matter', async () => {
     // "everyx" and "commonx" are one edit from the wide "everyn" and "commonn" and from no other word.
-    /** The documented relevance: the query's words, then each correction at TYPO_WEIGHT (0.5), summed in that order. */
-    const relevance = async (words: string[], corrections: string[]) => {
-      const rels = new Map<number, number>()
-      for (const [phrases, weight] of [
-        [words, 1],
-        [corrections, 0.5],
-      ] as const) {
-        for (const w of phrases) for (const [rowid, rel] of await bruteForceRelevance(`"${w}"`)) rels.set(rowid, rels.has(rowid) ? rels.get(rowid)! + rel * weight : rel * weight)
-      }
-      return rels
-    }
     const cases: [string, string[], string[]][] = [
       ...Array.from({ length: 6 }, (): [string, string[], string[]] => {
         const w = words(1 + Math.floor(rand() * 2)).split(' ')
@@ -176,7 +165,7 @@ describe('wide words', () => {
       for (const marked of [false, true]) {
         await moveIndex()
         if (marked) await searchIds(corrections.join(' '), 'public', 1, 0)
-        const rels = await relevance(exact, corrections)
+        const rels = await bruteForceTypoRelevance(exact, corrections)
         for (const [status, limit, page] of [
           ['public', 10, 0],
           ['public', 7, 2],
