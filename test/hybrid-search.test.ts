@@ -332,6 +332,19 @@ describe('search input as data', () => {
       }),
       { numRuns: 300 },
     )
+    // Any finite doubles, the ones past 32-bit range and whose squares overflow included.
+    const finite = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(3.4028235677973366e38, -1.7976931348623157e308, 5e-324, 1e-40, 0))
+    fc.assert(
+      fc.property(fc.array(finite, { minLength: 1, maxLength: 8 }), (v) => {
+        const [u] = vectorsOf([v], 1, 'test endpoint')
+        const norm = Math.sqrt(u.reduce((s, x) => s + x * x, 0))
+        expect(u.every(Number.isFinite)).toBe(true)
+        expect(v.every((x) => x === 0) ? norm === 0 : Math.abs(norm - 1) < 1e-3).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
+    expect([...vectorsOf([[3.4028235677973366e38]], 1, 'x')[0]]).toEqual([1])
+    expect([...vectorsOf([[1e308, -1e308]], 1, 'x')[0]].map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.707107, -0.707107])
     expect(vectorsOf([[3, 4]], 1, 'x')[0][0]).toBeCloseTo(0.6, 5)
     expect(() => vectorsOf([[1, Number.NaN]], 1, 'x')).toThrow()
     expect(() => vectorsOf([[1, 2], [1]], 2, 'x')).toThrow()
