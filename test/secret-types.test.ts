@@ -192,6 +192,79 @@ describe('secrets by type', () => {
     }
     figure.secrets += new Set(secrets).size
   })
+
+  it('keeps a number or boolean secret parameter out of every record, sent as a JSON value or as text', async () => {
+    const { token } = await newCaller('scalar')
+    let pds = new FakeAtproto()
+    mockFetch((req) => pds.handle(req))
+    const seen = watchQueue()
+    // Long enough that its digits cannot turn up by chance inside a timestamp or an id.
+    const secretNumber = fc.oneof(
+      fc.integer({ min: 1e11, max: Number.MAX_SAFE_INTEGER }).map((v) => ({ type: 'integer' as const, value: v })),
+      fc.integer({ min: 1e6, max: 1e9 }).map((v) => ({ type: 'number' as const, value: v + 0.123457 })),
+    )
+    const modes = ['inline', 'idempotent', 'queued', 'JSON text input', 'tool-name alias'] as const
+    const secrets: string[] = []
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(secretNumber, fc.boolean(), fc.constantFrom(...modes), async ({ type, value }, asText, via) => {
+        n++
+        figure.flows.add(`${type} parameter / ${via}`)
+        const text = String(value)
+        secrets.push(markSecret(text))
+        const login = markSecret(`pw-${text}-login`)
+        pds = new FakeAtproto([{ ...alice, password: login }])
+        const body = {
+          name: `Pin poster ${n}`,
+          description: 'Posts with a numeric secret spliced into the text',
+          parameters: {
+            type: 'object',
+            properties: {
+              handle: { type: 'string', description: 'h' },
+              login: { type: 'string', description: 'l' },
+              pin: { type, description: 'p', writeOnly: true },
+              flag: { type: 'boolean', description: 'f', writeOnly: true },
+            },
+            required: [],
+          },
+          workflow: {
+            steps: [{ id: 'post', action: 'post_to_social', input: { username: '{{input.handle}}', password: '{{input.login}}', content: 'note {{input.pin}} {{input.flag}}' } }],
+            output: '{{steps.post}}',
+          },
+        }
+        const created = await request('POST', '/v1/agents', { token, body })
+        expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201)
+        const id = created.body.response.id as string
+        const params = { handle: alice.handle, login, pin: asText ? text : value, flag: asText ? 'true' : true }
+        let res: { status: number; body: Json }
+        if (via === 'queued') {
+          const q = await action('invoke_agent', { id, input: params }, token, { prefer: 'respond-async' })
+          expect(q.status).toBe(202)
+          res = await request('GET', `/v1/runs/${q.body.response.run_id}?wait=20`, { token })
+          expect(res.body.response.state).toBe('succeeded')
+        } else if (via === 'JSON text input') res = await action('invoke_agent', { id, input: JSON.stringify(params) }, token)
+        else if (via === 'tool-name alias') res = await action(`invoke_agent_${id}`, params, token)
+        else res = await action('invoke_agent', { id, input: params }, token, via === 'idempotent' ? { 'idempotency-key': `scalar-${n}` } : {})
+        expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+        expect(JSON.stringify(res.body)).not.toContain(text)
+      }),
+      { numRuns: 15 },
+    )
+    // The runs' records show both secret parameters as "[redacted]", never their values.
+    const runs = (await request('GET', '/v1/runs?limit=100', { token })).body.response.filter((r: Json) => r.action === 'invoke_agent' && r.input.input)
+    expect(runs.length).toBeGreaterThanOrEqual(12)
+    for (const r of runs) {
+      const params = typeof r.input.input === 'string' ? JSON.parse(r.input.input) : r.input.input
+      expect([params.pin, params.flag]).toEqual(['[redacted]', '[redacted]'])
+    }
+    for (const job of seen.jobInputs) expect(job.kind).toMatch(/^sealed/)
+    for (const s of new Set(secrets)) {
+      const { hits } = await whereIs(s, seen.messages)
+      figure.found += hits.length
+      expect(hits, s).toEqual([])
+    }
+    figure.secrets += new Set(secrets).size
+  })
 })
 
 afterAll(() => {

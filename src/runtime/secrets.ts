@@ -57,6 +57,8 @@ export class SecretSet {
 
   private walk(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.scrubText(value)
+    // A secret parameter may be a number (a PIN) or a boolean: registered by its text, hidden as a whole value.
+    if (typeof value === 'number' || typeof value === 'boolean') return this.values.has(String(value)) ? REDACTED : value
     if (value === null || typeof value !== 'object') return value
     if (depth > MAX_DEPTH) return REDACTED
     if (Array.isArray(value)) {
