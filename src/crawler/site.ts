@@ -125,7 +125,8 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
     for (const feed of (home.html?.feeds ?? []).slice(0, 3)) {
       feeds.push(feed)
       const got = await fetchText(fetcher, feed, 5 * 1024 * 1024)
-      feedItems.push(...parseFeedLinks(got.text))
+      // A feed may list hundreds of thousands of items: appended one by one, never spread into a call's arguments.
+      for (const item of parseFeedLinks(got.text)) feedItems.push(item)
     }
     const found = blogPrefixes([...homeLinks, ...sitemaps.urls], sitemaps.postUrls, feedItems, site)
     if (found.prefixes.length === 0) {

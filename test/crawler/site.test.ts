@@ -45,6 +45,16 @@ describe('site discovery', () => {
   it('fails clearly when blog_only finds no blog section', async () => {
     await expect(discoverSite(siteFetch({ '/': HOME }), ORIGIN, 'blog_only', undefined, 100)).rejects.toMatchObject({ name: 'ProviderError', kind: 'unprocessable', field: 'audit_scope' })
   })
+  it('reads a blog_only scope from a feed of more items than a call can take as arguments', async () => {
+    // 131,000 items (the most that fit the 5 MB a feed may take with this short host) pass the
+    // ~125,000 arguments workerd's stack takes in one call.
+    const origin = 'https://b.io'
+    const items = `<item><link>${origin}/j</link></item>`.repeat(131_000)
+    const home: [number, string, string] = [200, 'text/html', '<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body></body></html>']
+    const files = { '/': home, '/feed.xml': [200, 'application/rss+xml', `<rss><channel>${items}</channel></rss>`] as [number, string, string] }
+    const site = await discoverSite(siteFetch(files), origin, 'blog_only', undefined, 100)
+    expect(site.scope.prefixes).toEqual(['/j'])
+  })
   it('fails clearly when robots.txt disallows every start page for our crawler', async () => {
     const files = { '/robots.txt': [200, 'text/plain', 'User-agent: AgentActionAPI\nDisallow: /'] as [number, string, string], '/': HOME }
     await expect(discoverSite(siteFetch(files), ORIGIN, 'full_site', undefined, 100)).rejects.toThrow('robots.txt of https://shop.example.org disallows every starting page')

@@ -14,7 +14,7 @@ export interface TrancoRanks {
 export function summarizeRanks(body: TrancoRanks): { latest: { date: string; rank: number }; best: number; history: { date: string; rank: number }[] } | null {
   const history = [...(body.ranks ?? [])].filter((r) => Number.isFinite(r.rank)).sort((a, b) => a.date.localeCompare(b.date))
   if (!history.length) return null
-  return { latest: history[history.length - 1], best: Math.min(...history.map((r) => r.rank)), history }
+  return { latest: history[history.length - 1], best: history.reduce((best, r) => Math.min(best, r.rank), Infinity), history }
 }
 
 /** The Tranco ranks of a domain (research-grade top-sites list; a rank, not a visit count). */

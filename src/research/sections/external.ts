@@ -122,7 +122,7 @@ export const jobOpenings: SectionProvider = {
     for (const board of boards) {
       try {
         const got = await listJobs(inputs.ctx, board)
-        jobs.push(...got.jobs)
+        for (const job of got.jobs) jobs.push(job)
         sources.push(got.url)
       } catch (err) {
         notes.push(`${board.kind} board "${board.token}" could not be read: ${(err as Error).message}`)
