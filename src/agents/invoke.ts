@@ -51,7 +51,8 @@ export function validateAgentParams(parameters: Parameters, input: Record<string
       continue
     }
     const value = convertParam(p.type, raw)
-    if (value === undefined) details.push({ path: `/${field}/${name}`, message: `Expected ${p.type === 'integer' ? 'an integer' : `a ${p.type}`}` })
+    if (value === undefined)
+      details.push({ path: `/${field}/${name}`, message: `Expected ${p.type === 'integer' ? `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : `a ${p.type}`}` })
     else if (p.enum && !p.enum.includes(value as string)) details.push({ path: `/${field}/${name}`, message: `Must be one of: ${p.enum.join(', ')}` })
     else out[name] = value
   }

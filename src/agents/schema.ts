@@ -68,6 +68,12 @@ export const WorkflowSchema = z.strictObject({
 
 export type Workflow = z.output<typeof WorkflowSchema>
 
+/**
+ * Text a number parameter takes: a JSON number, blanks around it allowed. Number() alone would also
+ * read "0x1F", "0b101" and "Infinity"; an integer must also be exact in a double (safe).
+ */
+const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+
 /** Converts an input value to a parameter's type (text from tool callers included); undefined if it cannot be. */
 export function convertParam(type: Parameter['type'], value: unknown): unknown {
   switch (type) {
@@ -77,9 +83,9 @@ export function convertParam(type: Parameter['type'], value: unknown): unknown {
       return typeof value === 'boolean' ? value : value === 'true' ? true : value === 'false' ? false : undefined
     case 'number':
     case 'integer': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
-      if (!Number.isFinite(n)) return undefined
-      return type === 'integer' && !Number.isInteger(n) ? undefined : n
+      const text = typeof value === 'string' ? value.trim() : null
+      const n = typeof value === 'number' ? value : text !== null && NUMBER_TEXT.test(text) ? Number(text) : NaN
+      return !Number.isFinite(n) || (type === 'integer' && !Number.isSafeInteger(n)) ? undefined : n
     }
   }
 }
