@@ -181,25 +181,44 @@ export function parseObjectTypeList(text: string | undefined, field = 'associati
   return out
 }
 
+/**
+ * A number as CRM text: JavaScript's shortest digits of it, in plain decimal where JavaScript would
+ * write an exponent (1e21 as "1000000000000000000000", 1.5e-7 as "0.00000015"), since a CRM number
+ * field reads decimal text.
+ */
+export function plainNumber(n: number): string {
+  const text = String(n)
+  const e = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
+  if (!e) return text
+  const [, sign, first, rest = '', exp] = e
+  const digits = first + rest
+  const power = Number(exp)
+  return power >= 0 ? sign + digits.padEnd(power + 1, '0') : `${sign}0.${'0'.repeat(-power - 1)}${digits}`
+}
+
 function propertyValue(name: string, value: unknown): string {
   if (typeof value === 'string') return value
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (typeof value === 'number') return plainNumber(value)
+  if (typeof value === 'boolean') return String(value)
   if (value === null) return ''
   throw invalid('properties', `property "${name}" must be a string, number, boolean or null`)
 }
 
 /**
- * Properties to write: a JSON object (`{"firstname":"Ada"}`) or `key=value` lines. Numbers and
- * booleans become text, null becomes "" (HubSpot clears a value given ""). Throws "At least one
- * property is required" when there are none.
+ * Properties to write: an object, its JSON text (`{"firstname":"Ada"}`) or `key=value` lines. Numbers
+ * and booleans become text (a number in JSON text as its digits were written), null becomes ""
+ * (HubSpot clears a value given ""). Throws "At least one property is required" when there are none.
  */
-export function parsePropertyValues(text: string | undefined): Record<string, string> {
-  const t = (text ?? '').trim()
+export function parsePropertyValues(given: string | Record<string, unknown> | undefined): Record<string, string> {
+  const t = typeof given === 'string' ? given.trim() : ''
   const entries: [string, string][] = []
-  if (t.startsWith('{')) {
+  if (typeof given === 'object') {
+    for (const [k, v] of Object.entries(given)) entries.push([k.trim(), propertyValue(k, v)])
+  } else if (t.startsWith('{')) {
     let obj: unknown
     try {
-      obj = JSON.parse(t)
+      // A number keeps the caller's digits: a double would round 12345678901234567891 to ...7000.
+      obj = JSON.parse(t, (_key, value: unknown, context?: { source?: string }) => (typeof value === 'number' && context?.source !== undefined ? context.source : value))
     } catch (err) {
       throw invalid('properties', `looks like a JSON object but is not valid JSON (${(err as Error).message})`)
     }

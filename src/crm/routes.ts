@@ -109,7 +109,7 @@ export function crmRoutes() {
     async (c) => {
       const type = objectTypeParam(c.req.param('type'))
       const body = await readValidBody(c, CreateObjectBody)
-      const properties = parsePropertyValues(typeof body.properties === 'string' ? body.properties : JSON.stringify(body.properties))
+      const properties = parsePropertyValues(body.properties)
       const associations = parseAssociations(typeof body.associations === 'string' ? body.associations : body.associations ? JSON.stringify(body.associations) : undefined)
       const record = await new BuiltinCrm(c.env.DB, c.get('principal').accountId).create(type, properties, associations)
       return c.json({ status: 201, response: { provider: 'builtin', object_type: type, ...record } }, 201)

@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { normalizeDomain, parseAssociations, parsePropertyNames, parsePropertyValues } from '../../src/crm/input'
+import { normalizeDomain, parseAssociations, parsePropertyNames, parsePropertyValues, plainNumber } from '../../src/crm/input'
 import { ProviderError, UpstreamError } from '../../src/providers/errors'
 import {
   associateRequest,
@@ -128,6 +129,22 @@ describe('CRM input parsing', () => {
   it('reads property values from JSON and key=value lines', () => {
     expect(parsePropertyValues('{"a":"1","b":2,"c":false,"d":null}')).toEqual({ a: '1', b: '2', c: 'false', d: '' })
     expect(parsePropertyValues('a = 1\r\n\n# note\nb=x=y\nc=')).toEqual({ a: '1', b: 'x=y', c: '' })
+  })
+
+  it('writes a number in JSON text with the digits the caller wrote, and any other number as plain decimal text of the same double', () => {
+    expect(parsePropertyValues('{"amount": 12345678901234567891, "tiny": 1E-7, "n": -0.50}')).toEqual({ amount: '12345678901234567891', tiny: '1E-7', n: '-0.50' })
+    expect([1e21, -2.5e22, 1.5e-7, 5e-324, 0.1, 123].map(plainNumber)).toEqual(['1000000000000000000000', '-25000000000000000000000', '0.00000015', `0.${'0'.repeat(323)}5`, '0.1', '123'])
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        const text = plainNumber(n)
+        expect(Number(text)).toBe(n === 0 ? 0 : n)
+        expect(text).toMatch(/^-?\d+(\.\d+)?$/)
+        // Digits exact to the caller's in JSON text too.
+        expect(parsePropertyValues(`{"v": ${JSON.stringify(n)}}`).v).toBe(JSON.stringify(n))
+        expect(parsePropertyValues({ v: n }).v).toBe(text)
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('reads associations with optional labeled types', () => {
