@@ -68,6 +68,12 @@ describe('provider transforms', () => {
     expect(fromAshby(ashby).map((j) => j.title)).toEqual(['Product Designer'])
   })
 
+  it('keeps every Lever posting when a timestamp is out of any date range, without its date', () => {
+    const times = [1_700_000_000_000, 8.64e15, 8.64e15 + 1, 1.7e18, -1e300, Number.NaN]
+    const postings = fromLever(times.map((createdAt, i) => ({ ...lever[0], text: `Role ${i}`, createdAt })))
+    expect(postings.map((p) => p.posted_at)).toEqual(['2023-11-14T22:13:20.000Z', '+275760-09-13T00:00:00.000Z', null, null, null, null])
+  })
+
   it('joins split TXT strings and detects SaaS verification records', () => {
     const txt = recordsOf(dnsTxt, 'TXT')
     expect(txt).toContain('slack-domain-verification=xyz789')

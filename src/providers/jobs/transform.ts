@@ -65,6 +65,9 @@ export function fromGreenhouse(body: GreenhouseJobs): JobPosting[] {
   }))
 }
 
+/** Lever's millisecond timestamp as ISO text; null for one no Date can hold (past ±8.64e15 ms, e.g. nanoseconds). */
+const leverTime = (ms: unknown) => (typeof ms === 'number' && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null)
+
 export function fromLever(body: LeverPostings): JobPosting[] {
   return (Array.isArray(body) ? body : []).map((j) => ({
     title: j.text,
@@ -72,7 +75,7 @@ export function fromLever(body: LeverPostings): JobPosting[] {
     department: j.categories?.department ?? j.categories?.team ?? null,
     employment_type: j.categories?.commitment ?? null,
     url: j.hostedUrl,
-    posted_at: typeof j.createdAt === 'number' ? new Date(j.createdAt).toISOString() : null,
+    posted_at: leverTime(j.createdAt),
     board: 'lever',
   }))
 }
