@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readAnthropicSearch } from '../../src/providers/anthropic-search/transform'
 import { readOpenAiSearch } from '../../src/providers/openai-search/transform'
@@ -71,6 +72,20 @@ describe('DataForSEO transforms', () => {
     expect(opportunityScore(null, 10, null)).toBeNull()
     expect(opportunityScore(74000, 67, null)!).toBeLessThan(opportunityScore(74000, 10, null)!)
     expect(opportunityScore(2900, 28, 2)!).toBeLessThan(opportunityScore(2900, 28, null)!)
+  })
+
+  it('reads any metric DataForSEO sends as a number from 0 up or none, so every score is a number from 0 to 100', () => {
+    const metric = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-1, -5, 0, null, '12', Number.MAX_VALUE))
+    fc.assert(
+      fc.property(metric, metric, metric, metric, metric, (volume, difficulty, cpc, competition, rank) => {
+        const [idea] = readIdeas({ items: [{ keyword: 'k', keyword_info: { search_volume: volume, cpc, competition }, keyword_properties: { keyword_difficulty: difficulty } }] } as never)
+        const [ranking] = readRankings({ items: [{ keyword_data: { keyword: 'k' }, ranked_serp_element: { serp_item: { type: 'organic', rank_group: rank, url: 'https://a.test/' } } }] } as never)
+        for (const v of [idea.search_volume, idea.keyword_difficulty, idea.cpc_usd, idea.competition, ranking.position]) expect(v === null || (Number.isFinite(v) && v >= 0)).toBe(true)
+        const score = opportunityScore(idea.search_volume, idea.keyword_difficulty, ranking.position)
+        expect(score === null || (Number.isInteger(score) && score >= 0 && score <= 100)).toBe(true)
+      }),
+      { numRuns: 1000 },
+    )
   })
 })
 

@@ -32,7 +32,8 @@ export function firstResult<R>(body: DfsEnvelope<R>): { result: R | null; error:
   return { result: task.result?.[0] ?? null, error: null }
 }
 
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+/** A metric DataForSEO reports (volume, difficulty, cost, competition, position): a finite number, never below 0. */
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
 
 /** Metrics of one keyword item. */
 export function measured(k: DfsKeywordData): MeasuredKeyword {

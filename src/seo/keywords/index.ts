@@ -45,7 +45,7 @@ const RANKINGS_LIMIT = 1000
 /** Opportunity: demand (log volume) discounted by difficulty and by how well the site already ranks. */
 export function opportunityScore(volume: number | null, difficulty: number | null, position: number | null): number | null {
   if (volume === null) return null
-  const demand = Math.min(1, Math.log10(volume + 1) / 5)
+  const demand = Math.min(1, Math.log10(Math.max(0, volume) + 1) / 5)
   const ease = difficulty === null ? 0.5 : 1 - Math.min(100, Math.max(0, difficulty)) / 100
   const headroom = position === null ? 1 : position <= 3 ? 0.2 : position <= 10 ? 0.6 : 0.9
   return Math.round(100 * demand * (0.4 + 0.6 * ease) * headroom)
