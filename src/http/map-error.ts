@@ -1,5 +1,6 @@
 import type { MissingKeyError } from '../lib/crypto'
 import type { ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
+import { MAX_RETRY_AFTER_SECONDS } from '../providers/web/retry-after'
 import type { ExpansionTooLargeError, UnresolvedReferenceError } from '../runtime/templates'
 import { ApiError, isApiError, type ErrorCode } from './errors'
 
@@ -12,6 +13,12 @@ const PROVIDER_CODES: Record<ProviderError['kind'], ErrorCode> = {
   conflict: 'CONFLICT',
   unprocessable: 'UNPROCESSABLE',
   rate_limited: 'UPSTREAM_RATE_LIMITED',
+}
+
+/** Our `retry-after` for an upstream's wait: whole seconds from 1 to a day, or none. */
+function retryAfterHeader(seconds: number | undefined): Record<string, string> {
+  if (seconds === undefined || !(seconds > 0)) return {}
+  return { 'retry-after': String(Math.min(MAX_RETRY_AFTER_SECONDS, Math.ceil(seconds))) }
 }
 
 /**
@@ -44,14 +51,14 @@ export function toApiError(err: unknown): ApiError | null {
       return new ApiError('NOT_CONFIGURED', (err as MissingKeyError).message)
     case 'ProviderError': {
       const e = err as ProviderError
-      const headers: Record<string, string> = e.retryAfterSeconds ? { 'retry-after': String(Math.ceil(e.retryAfterSeconds)) } : {}
+      const headers = retryAfterHeader(e.retryAfterSeconds)
       return new ApiError(PROVIDER_CODES[e.kind], e.message, e.field ? [{ path: `/${e.field}`, message: e.message }] : [], headers)
     }
     case 'UpstreamError': {
       const e = err as UpstreamError
       if (e.kind === 'timeout') return new ApiError('UPSTREAM_TIMEOUT', e.message)
       if (e.kind === 'rate_limited') {
-        return new ApiError('UPSTREAM_RATE_LIMITED', e.message, [], e.retryAfterSeconds ? { 'retry-after': String(Math.ceil(e.retryAfterSeconds)) } : {})
+        return new ApiError('UPSTREAM_RATE_LIMITED', e.message, [], retryAfterHeader(e.retryAfterSeconds))
       }
       return new ApiError('UPSTREAM_FAILED', e.message)
     }

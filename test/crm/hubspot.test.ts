@@ -351,6 +351,22 @@ describe('CRM actions on HubSpot', () => {
     expect(fake.requests).toHaveLength(1)
   })
 
+  it('never passes on a Retry-After that is not whole seconds up to a day, whatever HubSpot sends', async () => {
+    const { token } = await connected()
+    const id = fake.seed('contacts', { email: 'a@example.com' })
+    // A wait past the retry budget is answered at once; one not understood is retried with backoff (three attempts).
+    for (const [sent, ours, attempts] of [
+      ['99999999999', '86400', 1],
+      ['1e21', null, 3],
+      ['-5', null, 3],
+    ] as const) {
+      fake.failNext(attempts, { status: 429, headers: { 'retry-after': sent }, body: { status: 'error', message: 'Slow down.', category: 'RATE_LIMITS', correlationId: 'r3' } })
+      const res = await lookup(token, { object_type: 'contacts', object_id: id })
+      expect(res.status, sent).toBe(429)
+      expect(res.headers.get('retry-after'), sent).toBe(ours)
+    }
+  })
+
   it('answers 502 when HubSpot keeps failing', async () => {
     const { token } = await connected()
     const id = fake.seed('contacts', { email: 'a@example.com' })

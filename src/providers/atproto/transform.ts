@@ -1,4 +1,5 @@
 import { ProviderError, UpstreamError } from '../errors'
+import { resetAfterSeconds, retryAfterSeconds as retryAfter } from '../web/retry-after'
 
 /** Which XRPC call failed, for messages. */
 export type XrpcCall = 'login' | 'post' | 'upload'
@@ -15,11 +16,8 @@ export function scrub(text: string, secrets: readonly string[]): string {
 
 /** Seconds until a rate limit resets, from `retry-after` or the PDS's `ratelimit-reset` (epoch seconds). */
 export function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
-  const after = Number(headers.get('retry-after'))
-  if (headers.get('retry-after') && Number.isFinite(after) && after >= 0) return Math.max(1, Math.ceil(after))
-  const reset = Number(headers.get('ratelimit-reset'))
-  if (headers.get('ratelimit-reset') && Number.isFinite(reset)) return Math.max(1, Math.ceil(reset - now / 1000))
-  return undefined
+  const after = retryAfter(headers.get('retry-after'), now)
+  return after !== undefined ? Math.max(1, after) : resetAfterSeconds(headers.get('ratelimit-reset'), now)
 }
 
 /**

@@ -1,15 +1,7 @@
 import type { GuardedFetch } from '../web/fetch'
 import { readJson, readText } from '../web/fetch'
+import { retryAfterSeconds } from '../web/retry-after'
 import { errorBodyOf, mapHubSpotError, requestUrl, SERVICE, type CallContext, type HubSpotRequest } from './transform'
-
-function retryAfterSeconds(res: Response): number | undefined {
-  const v = res.headers.get('retry-after')
-  if (!v) return undefined
-  const n = Number(v)
-  if (Number.isFinite(n)) return Math.max(0, n)
-  const date = Date.parse(v)
-  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - Date.now()) / 1000)) : undefined
-}
 
 /**
  * Plain-fetch HubSpot client over the guarded fetch (which retries 429/5xx of idempotent calls,
@@ -40,6 +32,6 @@ export class HubSpotClient {
       if (text.trim() === '') return null
       return readJson(new Response(text, { status: res.status }), SERVICE)
     }
-    throw mapHubSpotError(res.status, errorBodyOf(await readText(res, SERVICE)), ctx, retryAfterSeconds(res))
+    throw mapHubSpotError(res.status, errorBodyOf(await readText(res, SERVICE)), ctx, retryAfterSeconds(res.headers.get('retry-after')))
   }
 }

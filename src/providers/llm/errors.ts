@@ -1,5 +1,6 @@
 import { APICallError, NoObjectGeneratedError } from 'ai'
 import { UpstreamError } from '../errors'
+import { retryAfterSeconds } from '../web/retry-after'
 
 /** The vendor's own error text from an error body ({error:{message}} for OpenAI and Anthropic). */
 export function vendorMessage(body: string | undefined): string | undefined {
@@ -24,13 +25,6 @@ function findUpstream(err: unknown): UpstreamError | null {
   return null
 }
 
-function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
-  const value = headers?.['retry-after']
-  if (!value) return undefined
-  const n = Number(value)
-  return Number.isFinite(n) && n >= 0 ? n : undefined
-}
-
 /**
  * Turns what the AI SDK throws into the service's typed errors: timeouts and network failures keep
  * the guarded client's UpstreamError; vendor statuses become rate_limited (429) or status (502) with
@@ -42,7 +36,7 @@ export function toModelError(err: unknown, service: string, keyNote: string): Er
   if (APICallError.isInstance(err)) {
     const status = err.statusCode
     const detail = vendorMessage(err.responseBody) ?? err.message
-    if (status === 429) return new UpstreamError(service, 'rate_limited', `${service} rate limit reached: ${detail}`, 429, retryAfterSeconds(err.responseHeaders))
+    if (status === 429) return new UpstreamError(service, 'rate_limited', `${service} rate limit reached: ${detail}`, 429, retryAfterSeconds(err.responseHeaders?.['retry-after']))
     if (status === 401 || status === 403) return new UpstreamError(service, 'status', `${service} rejected the API key (${keyNote}): ${detail}`, status)
     if (status !== undefined) return new UpstreamError(service, 'status', `${service} answered ${status}: ${detail}`, status)
     return new UpstreamError(service, 'network', `Could not reach ${service}: ${detail}`)

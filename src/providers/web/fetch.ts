@@ -1,6 +1,7 @@
 import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
+import { retryAfterSeconds } from './retry-after'
 
 /** Options of one guarded outbound call. */
 export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
@@ -41,12 +42,8 @@ export interface GuardedFetchOptions {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 
 function retryAfterMs(res: Response): number | null {
-  const value = res.headers.get('retry-after')
-  if (!value) return null
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(value)
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null
+  const seconds = retryAfterSeconds(res.headers.get('retry-after'))
+  return seconds === undefined ? null : seconds * 1000
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson, readText, type GuardedFetch } from '../web/fetch'
+import { retryAfterSeconds } from '../web/retry-after'
 import {
   assertPlayable,
   buildMetadata,
@@ -52,8 +53,8 @@ async function ensureOk(res: Response, what: string, videoId: string): Promise<v
   if (res.ok) return
   res.body?.cancel().catch(() => undefined)
   if (res.status === 429) {
-    const retry = Number(res.headers.get('retry-after'))
-    throw tooManyRequests(videoId, Number.isFinite(retry) && retry > 0 ? retry : undefined)
+    const retry = retryAfterSeconds(res.headers.get('retry-after'))
+    throw tooManyRequests(videoId, retry && retry > 0 ? retry : undefined)
   }
   throw new UpstreamError(SERVICE, 'status', `YouTube answered the ${what} request for video ${videoId} with HTTP ${res.status}`, res.status)
 }
