@@ -155,6 +155,22 @@ describe('watch page and player parsing', () => {
     expect(keyMoments(extractJsonAssignment(yt.watchHtml, 'ytInitialData'))).toEqual(KEY_MOMENTS)
   })
 
+  it('reads counts and chapter starts only as whole numbers from 0 up to 2^53 - 1, whatever the page holds', () => {
+    const player = innertube('ok')
+    const choice = chooseTrack(captionTracks(player, VIDEO_ID), undefined, VIDEO_ID)
+    const details = player.videoDetails as Record<string, unknown>
+    const odd = ['1'.repeat(30), '1e23', -5, 12.9, null, ' 42 ', '0x10']
+    const read = odd.map((viewCount) => buildMetadata({ videoId: VIDEO_ID, player: { ...player, videoDetails: { ...details, viewCount } }, watchPlayer: null, initialData: null, choice }).views)
+    expect(read).toEqual([null, null, null, 12, null, 42, null])
+    const marker = (startTimeSeconds: unknown) => ({ macroMarkersListItemRenderer: { title: { simpleText: `at ${String(startTimeSeconds)}` }, onTap: { watchEndpoint: { startTimeSeconds } } } })
+    const moments = keyMoments({ markers: [-1.5, null, '1e400', 12.7, '75.5', 4000].map(marker) })
+    expect(moments).toEqual([
+      { title: 'at 12.7', start_seconds: 12, time: '0:12' },
+      { title: 'at 75.5', start_seconds: 75, time: '1:15' },
+      { title: 'at 4000', start_seconds: 4000, time: '1:06:40' },
+    ])
+  })
+
   it('formats publish dates as the short month, day and year', () => {
     expect(formatPublished('2024-03-26T07:00:00-07:00')).toBe('Mar 26, 2024')
     expect(formatPublished('2018-08-02T06:00:08-07:00')).toBe('Aug 2, 2018')

@@ -348,8 +348,8 @@ export function keyMoments(initialData: Json): KeyMoment[] {
       const title = runsText(marker.title).trim()
       const time = runsText(marker.timeDescription).trim()
       const fromTime = timestampSeconds(time)
-      const fromEndpoint = Number(marker.onTap?.watchEndpoint?.startTimeSeconds)
-      const start = fromTime ?? (Number.isFinite(fromEndpoint) ? Math.floor(fromEndpoint) : null)
+      const fromEndpoint = count(marker.onTap?.watchEndpoint?.startTimeSeconds)
+      const start = fromTime ?? fromEndpoint
       const key = `${start}|${title}`
       if (title && start !== null && !seen.has(key)) {
         seen.add(key)
@@ -370,11 +370,14 @@ function formatTimestamp(seconds: number): string {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`
 }
 
+/** A count YouTube sends as a number or digits (views, seconds, likes): a safe integer from 0 up, else null. */
 function int(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value)
-  if (typeof value !== 'string' || !/^\d+$/.test(value.trim())) return null
-  return Number(value.trim())
+  const n = typeof value === 'number' ? Math.trunc(value) : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
+  return Number.isSafeInteger(n) && n >= 0 ? n : null
 }
+
+/** A chapter's start in whole seconds: its number, or its text with any fraction cut off. */
+const count = (value: unknown) => int(typeof value === 'string' && /^\d+\.\d+$/.test(value.trim()) ? Number(value) : value)
 
 function likesFromInitialData(initialData: Json): number | null {
   if (!initialData) return null
