@@ -41,6 +41,8 @@ export interface FakeLlmOptions {
   delayMs?: number | ((call: FakeCall) => number)
   /** Decides the reply; undefined means a valid object sampled from the request's schema. */
   respond?: (call: FakeCall) => FakeReply
+  /** Token counts the fake reports (default: about a token per four characters). */
+  usage?: (call: FakeCall) => { input: number; output: number }
 }
 
 export interface FakeLlm {
@@ -225,8 +227,9 @@ export function createFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
     if (reply && 'status' in reply) return jsonResponse(reply.body ?? {}, reply.status, reply.headers)
     const object = reply && 'object' in reply ? reply.object : schema ? sampleFromSchema(schema) : { text: 'Sample answer' }
     const text = JSON.stringify(object)
-    const inputTokens = tokens(system + prompt)
-    const outputTokens = tokens(text)
+    const reported = options.usage?.(call)
+    const inputTokens = reported?.input ?? tokens(system + prompt)
+    const outputTokens = reported?.output ?? tokens(text)
     const created = Math.floor(Date.now() / 1000)
 
     if (api === 'openai.responses') {

@@ -248,4 +248,18 @@ describe('meeting_prep_v3_generate_meeting_sections', () => {
     const run = await request('GET', `/v1/runs/${res.headers.get('x-run-id')}`, { token })
     expect(run.body.response.usage).toMatchObject({ model_calls: 2, total_tokens: usage.total.total_tokens })
   })
+
+  it('counts only whole token numbers from 0 up that a provider reports, so totals stay numbers', async () => {
+    const { token } = await callerWithKeys(['openai'])
+    const reported = [1e308, -5, 2.5, 7]
+    let i = 0
+    fake({ usage: () => ({ input: reported[i++ % reported.length], output: 3 }) })
+    const res = await action(NAME, { ...CONTEXT, sections_to_generate: '["overview","questions"]' }, token)
+    expect(res.status).toBe(200)
+    const usage = res.body.response.usage
+    for (const part of [usage.overview, usage.questions, usage.total]) {
+      for (const n of [part.input_tokens, part.output_tokens, part.total_tokens]) expect(Number.isSafeInteger(n) && n >= 0, JSON.stringify(usage)).toBe(true)
+    }
+    expect(usage.total.input_tokens).toBe(0)
+  })
 })

@@ -118,7 +118,8 @@ function keyNote(route: ProviderRoute): string {
   return 'OPENAI_COMPATIBLE_API_KEY'
 }
 
-const count = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n : 0)
+/** A token count the provider reports: a whole number from 0 up; anything else (negative, 1e308) counts 0. */
+const count = (n: number | undefined) => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : 0)
 
 function serviceFor(ctx: ActionContext, id: ModelId, route: ProviderRoute): ModelService {
   const info: ModelInfo = { id, provider: route.provider, model: route.model, key_source: route.keySource }
