@@ -34,6 +34,12 @@ describe('subject line parsing', () => {
     expect(parseSelectedMeeting('Review 2024-02-31').date).toBeNull()
   })
 
+  it('reads years 0000-0099 as themselves, not as 1900-1999', () => {
+    expect(parseSelectedMeeting('Sync 0024-03-05')).toMatchObject({ date: '0024-03-05', weekday: 'Tue' })
+    expect(parseSelectedMeeting('Sync 0000-02-29').date).toBe('0000-02-29')
+    expect(parseSelectedMeeting('Sync 0100-02-29').date).toBeNull()
+  })
+
   it('cuts very long titles with an ellipsis', () => {
     const subject = formatSubject(parseSelectedMeeting(`${'Very long title '.repeat(20)}- March 5, 2024`))
     expect(subject).toMatch(/… \(Tue, Mar 5\)$/)

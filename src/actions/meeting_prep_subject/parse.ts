@@ -32,14 +32,21 @@ const TIME_AT = new RegExp(`(?:,?\\s*(?:at|@|from)?\\s*)(?:${TIME})${RANGE_END}$
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
+/** The day as a UTC Date; setUTCFullYear, since Date.UTC reads years 0-99 as 1900-1999. */
+function utcDay(year: number, month: number, day: number): Date {
+  const d = new Date(0)
+  d.setUTCFullYear(year, month - 1, day)
+  return d
+}
+
 function weekdayOf(year: number, month: number, day: number): string {
-  return WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()]
+  return WEEKDAYS[utcDay(year, month, day).getUTCDay()]
 }
 
 function validDate(year: number | null, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1 || day > 31) return false
   if (year === null) return true
-  const d = new Date(Date.UTC(year, month - 1, day))
+  const d = utcDay(year, month, day)
   return d.getUTCMonth() === month - 1 && d.getUTCDate() === day
 }
 
@@ -154,7 +161,7 @@ function fromDatePart(title: string, part: DatePart | null, format: ParsedMeetin
   if (!part) return { title, date: null, month: null, day: null, weekday: null, time: null, timezone: null, format }
   return {
     title,
-    date: part.year !== null ? `${part.year}-${pad(part.month)}-${pad(part.day)}` : null,
+    date: part.year !== null ? `${String(part.year).padStart(4, '0')}-${pad(part.month)}-${pad(part.day)}` : null,
     month: part.month,
     day: part.day,
     weekday: part.weekday,
