@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { agentText, createEmbedder, vectorsOf, type Embedder } from '../src/agents/embedder'
+import { agentText, createEmbedder, inInputOrder, vectorsOf, type Embedder } from '../src/agents/embedder'
 import { normalize, offlineEncoder } from '../src/agents/encoder'
 import { FEEDBACK_AGENTS, feedbackQuery, SEMANTIC_CANDIDATES } from '../src/agents/hybrid'
 import { wideLists } from '../src/agents/relevance'
@@ -310,6 +310,27 @@ describe('search input as data', () => {
         ],
       },
     )
+  })
+
+  it('pairs an embeddings answer with its inputs by index, and refuses indexes that are not exactly 0..n-1', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }).chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))),
+        ([n, order]) => {
+          const data = order.map((i) => ({ index: i, embedding: [i + 1] }))
+          expect(inInputOrder(data)).toEqual([...Array(n).keys()].map((i) => [i + 1]))
+          if (n > 1) {
+            expect(inInputOrder(data.map((d, k) => (k === 0 ? { ...d, index: data[1].index } : d)))).toBeNull()
+            expect(inInputOrder(data.map((d, k) => (k === 0 ? { embedding: d.embedding } : d)))).toBeNull()
+          }
+          expect(inInputOrder(data.map((d, k) => (k === 0 ? { ...d, index: n } : d)))).toBeNull()
+          expect(inInputOrder(data.map((d, k) => (k === 0 ? { ...d, index: String(d.index) } : d)))).toBeNull()
+        },
+      ),
+      { numRuns: 200 },
+    )
+    expect(inInputOrder([{ embedding: [1] }, { embedding: [2] }])).toEqual([[1], [2]])
+    expect(inInputOrder({ data: [] })).toBeNull()
   })
 
   it('accepts from an embeddings endpoint only finite vectors of one length, unit length once read', () => {

@@ -93,13 +93,31 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
             body: JSON.stringify({ model, input: texts }),
           })
           if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}`)
-          const body = (await res.json()) as { data?: { index?: number; embedding?: number[] }[] }
-          const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding ?? [])
-          return vectorsOf(data, texts.length, 'embeddings endpoint')
+          const body = (await res.json()) as { data?: unknown }
+          return vectorsOf(inInputOrder(body.data), texts.length, 'embeddings endpoint')
         },
       }
     }
   }
+}
+
+/**
+ * An OpenAI-style `data` list's embeddings in the order of the inputs: by each entry's `index` when
+ * they are exactly 0..n-1, as given when no entry has one; anything else is malformed (null), since
+ * pairing a vector with the wrong text would rank agents by another agent's meaning.
+ */
+export function inInputOrder(data: unknown): unknown[] | null {
+  if (!Array.isArray(data)) return null
+  const entries = data as { index?: unknown; embedding?: unknown }[]
+  const indexes = entries.map((d) => d?.index)
+  if (indexes.every((i) => i === undefined)) return entries.map((d) => d?.embedding)
+  const out: unknown[] = new Array(entries.length)
+  for (const d of entries) {
+    const i = d?.index
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= entries.length || out[i] !== undefined) return null
+    out[i] = d.embedding ?? null
+  }
+  return out
 }
 
 /** Checked, unit-length vectors of an embeddings answer. */
