@@ -281,7 +281,8 @@ export const CONSOLE_JS = String.raw`'use strict';
           var t = el.getAttribute('data-type');
           if (t === 'boolean') { input[el.name] = el.checked; return; }
           if (el.value === '') return;
-          input[el.name] = (t === 'number' || t === 'integer') ? Number(el.value) : el.value;
+          // Numbers go as typed: the API reads JSON-number text and names the parameter when it is not one.
+          input[el.name] = el.value;
         });
         status('Running ' + a.name + '…');
         api('POST', '/v1/action/invoke_agent', { id: a.id, input: input }).then(function (res) {

@@ -326,6 +326,7 @@ describe('the console in headless Chromium', () => {
     expect(await page.$$eval('#agent-form select[name=tone] option', (os) => os.map((o) => o.textContent))).toEqual(['(none)', 'formal', 'friendly'])
     expect(await page.getAttribute('#agent-form input[name=urgent]', 'type')).toBe('checkbox')
     await page.fill('#agent-form input[name=meeting_title]', 'Acme <> Globex quarterly review')
+    await page.fill('#agent-form input[name=attendees]', '12')
     await page.click('#agent-form button[type=submit]')
     await expect.poll(() => page.textContent('#agent-result'), { timeout: 15_000 }).toContain('subject_line')
     await page.screenshot({ path: join(SHOTS, 'console-agents.png') })
