@@ -200,8 +200,11 @@ describe('lists read before agent text changed', () => {
     const agent = await env.DB.prepare("SELECT rowid AS r FROM agents_fts WHERE agents_fts MATCH ? AND rowid IN (SELECT rowid FROM agents WHERE id LIKE 'stale%') LIMIT 1")
       .bind(`"${probe}"`)
       .first<{ r: number }>()
+    // D1 binds a JavaScript number as REAL, and FTS5 ignores `rowid = <real>` (every match comes back): cast it.
     const value = async () =>
-      (await env.DB.prepare('SELECT -bm25(agents_fts, 2.0, 1.0, 0.25) AS v FROM agents_fts WHERE agents_fts MATCH ? AND rowid = ?').bind(`"${probe}"`, agent!.r).first<{ v: number }>())!.v
+      (await env.DB.prepare('SELECT -bm25(agents_fts, 2.0, 1.0, 0.25) AS v FROM agents_fts WHERE agents_fts MATCH ? AND rowid = CAST(? AS INTEGER)')
+        .bind(`"${probe}"`, agent!.r)
+        .first<{ v: number }>())!.v
     const holders = async () =>
       (
         await env.DB.prepare("SELECT a.id FROM agents_fts f JOIN agents a ON a.rowid = f.rowid WHERE agents_fts MATCH ? AND a.rowid <> ? AND a.id LIKE 'stale%'")
