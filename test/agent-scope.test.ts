@@ -300,7 +300,7 @@ describe("an agent uses the invoker's integrations only when allowed", () => {
       const agent: AgentScope = { id: 'foreignAgent01', name: 'Foreign', foreign: true, allowed, workflowId: 'agent/run_x' }
       return createContext(
         { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
-        { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent },
+        { account: { id: accountId, teamIds: [] }, requestId: 'req_scope', workflowId: agent.workflowId, agent, signal: new AbortController().signal },
         `run_scope${crypto.randomUUID().slice(0, 8)}`,
         false,
       )

@@ -6,7 +6,7 @@ import { invokeAgentAction } from '../src/actions/invoke_agent'
 import { readConfig } from '../src/config'
 import type { Env } from '../src/env'
 import { getModel } from '../src/providers/llm'
-import { callAction, createContext, type Runtime } from '../src/runtime/execute'
+import { callAction, createContext, runDeadline, type Runtime } from '../src/runtime/execute'
 import { createLogger } from '../src/runtime/log'
 import { fakeDnsAnswer } from './fake-dns'
 import { createAccount, newCaller, request } from './helpers'
@@ -27,9 +27,10 @@ function recordingRuntime(e: Env): { rt: Runtime; statements: string[] } {
 
 function contextWith(accountId: string, extra: Partial<Env>, persisted = true) {
   const e = { ...env, ...extra } as Env
+  const config = readConfig(e)
   return createContext(
-    { env: e, config: readConfig(e), log: createLogger({ test: 'run-context' }), actions: getAction, waitUntil: () => undefined },
-    { account: { id: accountId, teamIds: [] }, requestId: 'req_deadline', workflowId: null },
+    { env: e, config, log: createLogger({ test: 'run-context' }), actions: getAction, waitUntil: () => undefined },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_deadline', workflowId: null, signal: runDeadline(config, false).signal },
     `run_deadline${crypto.randomUUID().slice(0, 8)}`,
     false,
     persisted,
@@ -74,9 +75,10 @@ describe('the run deadline aborts ctx.signal', () => {
 
   it('gives a queued run its own deadline setting', async () => {
     const e = { ...env, QUEUED_RUN_TIMEOUT_SECONDS: '1' } as Env
+    const config = readConfig(e)
     const ctx = createContext(
-      { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
-      { account: { id: await createAccount(), teamIds: [] }, requestId: 'job_x', workflowId: null },
+      { env: e, config, log: createLogger({}), actions: getAction, waitUntil: () => undefined },
+      { account: { id: await createAccount(), teamIds: [] }, requestId: 'job_x', workflowId: null, signal: runDeadline(config, true).signal },
       'run_queueddeadline',
       true,
     )
@@ -88,14 +90,26 @@ describe('the run deadline aborts ctx.signal', () => {
 describe('run records', () => {
   it('writes no progress for an inline run that has no row until it ends', async () => {
     const { rt, statements } = recordingRuntime(env)
-    const ctx = createContext(rt, { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null }, 'run_noprogressrow', false, false)
+    const ctx = createContext(
+      rt,
+      { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null, signal: new AbortController().signal },
+      'run_noprogressrow',
+      false,
+      false,
+    )
     await ctx.progress({ step: 'one' })
     expect(statements).toEqual([])
   })
 
   it('records progress on a run that has a row', async () => {
     const { rt, statements } = recordingRuntime(env)
-    const ctx = createContext(rt, { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null }, 'run_progressrow', false, true)
+    const ctx = createContext(
+      rt,
+      { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null, signal: new AbortController().signal },
+      'run_progressrow',
+      false,
+      true,
+    )
     await ctx.progress({ step: 'one' })
     expect(statements).toHaveLength(1)
   })

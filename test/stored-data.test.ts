@@ -177,9 +177,9 @@ describe('stored values are data, never pointers', () => {
           present: (o: { response: unknown; metadata: unknown }) => o,
           run: async () => ({ response, metadata: meta }),
         }
-        const ctx = createContext(rt, { account: { id: accountId, teamIds: [] }, requestId: 'req', workflowId: null }, runId, true)
+        const ctx = createContext(rt, { account: { id: accountId, teamIds: [] }, requestId: 'req', workflowId: null, signal: new AbortController().signal }, runId, true)
         check('step result (first run)', meta, await ctx.step('s', async () => meta))
-        const again = createContext(rt, { account: { id: accountId, teamIds: [] }, requestId: 'req', workflowId: null }, runId, true)
+        const again = createContext(rt, { account: { id: accountId, teamIds: [] }, requestId: 'req', workflowId: null, signal: new AbortController().signal }, runId, true)
         check('step result (replayed)', meta, await again.step('s', async () => 'recomputed'))
         await executeRun(rt, ctx, echo, {}, { id: runId, workflow_id: null, output_variable_name: null })
         const run = await request('GET', `/v1/runs/${runId}`, { token })

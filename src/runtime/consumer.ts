@@ -9,7 +9,7 @@ import { isTransient } from '../http/map-error'
 import { hmacSha256Hex } from '../lib/crypto'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { errorBody } from '../http/envelope'
-import { collectSecrets, createContext, executeRun, outcomeOf, recordFailure, userAgent, type Runtime } from './execute'
+import { collectSecrets, createContext, executeRun, outcomeOf, recordFailure, runDeadline, userAgent, type Runtime } from './execute'
 import { isContinueLater, type JobMessage } from './jobs'
 import { createLogger, errorFields } from './log'
 import { embedPending } from '../agents/embedding-jobs'
@@ -48,7 +48,8 @@ export async function processRun(rt: Runtime, runId: string, delivery: number): 
   }
   const account = await accountOf(env, claimed)
   const agent = await queuedRunScope({ db: env.DB, account, runId })
-  const ctx = createContext(rt, { account, requestId: `job_${runId}`, workflowId: claimed.workflow_id, agent }, runId, true)
+  const deadline = runDeadline(rt.config, true)
+  const ctx = createContext(rt, { account, requestId: `job_${runId}`, workflowId: claimed.workflow_id, agent, signal: deadline.signal }, runId, true)
   try {
     const input = await readJobInput(env, claimed)
     await collectSecrets(action, input, ctx)
@@ -69,6 +70,8 @@ export async function processRun(rt: Runtime, runId: string, delivery: number): 
     await recordFailure(rt, runId, err, ctx)
     await deliverCallback(rt, runId)
     return { ack: true }
+  } finally {
+    deadline.clear()
   }
 }
 

@@ -12,6 +12,7 @@ import { parseOrThrow } from '../http/validate'
 import { sha256Hex } from '../lib/crypto'
 import { newId } from '../lib/ids'
 import { setOwn } from '../lib/objects'
+import { clearableTimeout } from '../lib/timers'
 import { assertPublicDestination } from '../providers/web/dns'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { isInline } from './blobs'
@@ -209,6 +210,15 @@ export function mayQueue(action: AnyAction): boolean {
  * inline or through the queue.
  */
 export async function callAction(rt: Runtime, caller: Caller, action: AnyAction, rawBody: Record<string, unknown>): Promise<CallOutcome> {
+  const deadline = runDeadline(rt.config, false)
+  try {
+    return await startRun(rt, caller, deadline.signal, action, rawBody)
+  } finally {
+    deadline.clear()
+  }
+}
+
+async function startRun(rt: Runtime, caller: Caller, signal: AbortSignal, action: AnyAction, rawBody: Record<string, unknown>): Promise<CallOutcome> {
   const gate = caller.admission
   // Counted before anything with an effect; an inline read-only call may count with its first read.
   if (!action.countWithFirstRead || caller.respondAsync || caller.idempotencyKey) await gate?.admit()
@@ -221,7 +231,7 @@ export async function callAction(rt: Runtime, caller: Caller, action: AnyAction,
   const input = await prepareInput(rt, caller, action, body)
   const runId = newId('run')
   const now = Date.now()
-  const ctx = createContext(rt, caller, runId, false, Boolean(caller.idempotencyKey), gate)
+  const ctx = createContext(rt, { ...caller, signal }, runId, false, Boolean(caller.idempotencyKey), gate)
   if (action.precheck) await action.precheck(input, ctx)
   const mode = caller.respondAsync ? 'queued' : await decideMode(action, input, ctx)
   if (mode !== 'inline') await gate?.admit()
@@ -383,28 +393,23 @@ export async function executeRun(
 
 /**
  * A signal aborted `seconds` from now, its reason the 504 the caller sees: an outbound call in flight
- * rejects with it rather than with a bare AbortError.
+ * rejects with it rather than with a bare AbortError. The run's starter clears it when the run
+ * ends: workerd allows an isolate 10,000 active timers, and a deadline of minutes left running for
+ * every call would use them up at a few dozen calls a second.
  */
-export function deadlineSignal(seconds: number, setting: string): AbortSignal {
-  const controller = new AbortController()
-  // A timeout signal holds no timer of ours: nothing keeps a finished run's deadline alive.
-  AbortSignal.timeout(seconds * 1000).addEventListener(
-    'abort',
-    () => controller.abort(new ApiError('UPSTREAM_TIMEOUT', `The run passed its deadline of ${seconds} s (the ${setting} setting) and stopped its calls in flight`)),
-    { once: true },
-  )
-  return controller.signal
+export function deadlineSignal(seconds: number, setting: string): { signal: AbortSignal; clear: () => void } {
+  return clearableTimeout(seconds * 1000, () => new ApiError('UPSTREAM_TIMEOUT', `The run passed its deadline of ${seconds} s (the ${setting} setting) and stopped its calls in flight`))
 }
 
-/** The signal of a new run: its deadline in a request or per attempt in the Queue consumer. */
-function runSignal(config: Config, queued: boolean): AbortSignal {
+/** The deadline of a new run: in a request, or per attempt in the Queue consumer. */
+export function runDeadline(config: Config, queued: boolean): { signal: AbortSignal; clear: () => void } {
   return queued ? deadlineSignal(config.queuedRunTimeoutSeconds, 'QUEUED_RUN_TIMEOUT_SECONDS') : deadlineSignal(config.inlineRunTimeoutSeconds, 'INLINE_RUN_TIMEOUT_SECONDS')
 }
 
 /** Builds the context an action runs with. A workflow's steps share their run's `secrets` and `signal`. */
 export function createContext(
   rt: Runtime,
-  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet; signal?: AbortSignal },
+  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet; signal: AbortSignal },
   runId: string,
   queued: boolean,
   /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
@@ -414,7 +419,7 @@ export function createContext(
   const db = rt.env.DB
   const secrets = caller.secrets ?? new SecretSet()
   const log = scrubbingLogger(rt.log.child({ run_id: runId }), secrets)
-  const signal = caller.signal ?? runSignal(rt.config, queued)
+  const signal = caller.signal
   const ctx: ActionContext = {
     env: rt.env,
     config: rt.config,

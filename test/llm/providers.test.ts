@@ -18,7 +18,7 @@ function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
   return createContext(
     { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
-    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null, signal: new AbortController().signal },
     'run_test',
     false,
   )

@@ -26,7 +26,7 @@ function contextWith(overrides: Partial<Env>, accountId: string) {
   const e = { ...env, ...overrides } as Env
   const ctx = createContext(
     { env: e, config: readConfig(e), log: createLogger({ test: 'research' }), actions: getAction, waitUntil: () => undefined },
-    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_test', workflowId: null, signal: new AbortController().signal },
     `run_keyed${crypto.randomUUID().replace(/-/g, '')}`,
     false,
   )

@@ -23,7 +23,7 @@ function contextWith(accountId: string, extra: Partial<Env> = {}) {
   const e = { ...env, ...extra } as Env
   return createContext(
     { env: e, config: readConfig(e), log: createLogger({}), actions: getAction, waitUntil: () => undefined },
-    { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null },
+    { account: { id: accountId, teamIds: [] }, requestId: 'req_seo', workflowId: null, signal: new AbortController().signal },
     `run_seo_${crypto.randomUUID()}`,
     false,
     false,

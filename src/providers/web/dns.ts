@@ -1,5 +1,6 @@
 import { ProviderError, UnsafeUrlError, UpstreamError } from '../errors'
 import { addressRefusal, assertPublicUrl, isIpLiteral, nameRefusal, PRIVATE_FETCH_HINT } from './address'
+import { clearableTimeout } from '../../lib/timers'
 
 /**
  * How outbound host names are checked. `doh`: each name is resolved (A and AAAA) through the
@@ -43,14 +44,20 @@ function resolverFailed(host: string, dns: DnsCheck, why: string, kind: 'network
 async function query(host: string, type: 'A' | 'AAAA', dns: DnsCheck, fetcher: typeof fetch): Promise<DohAnswer> {
   const url = `${dns.url}${dns.url.includes('?') ? '&' : '?'}name=${encodeURIComponent(host)}&type=${type}`
   let res: Response
+  const timeout = clearableTimeout(RESOLVER_TIMEOUT_MS)
+  let text: string
   try {
-    res = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: AbortSignal.timeout(RESOLVER_TIMEOUT_MS) })
-  } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
-    if (timedOut) throw resolverFailed(host, dns, `the resolver did not answer within ${RESOLVER_TIMEOUT_MS} ms`, 'timeout')
-    throw resolverFailed(host, dns, `the resolver could not be reached: ${describeFetchError(err)}`)
+    try {
+      res = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: timeout.signal })
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
+      if (timedOut) throw resolverFailed(host, dns, `the resolver did not answer within ${RESOLVER_TIMEOUT_MS} ms`, 'timeout')
+      throw resolverFailed(host, dns, `the resolver could not be reached: ${describeFetchError(err)}`)
+    }
+    text = await res.text().catch(() => '')
+  } finally {
+    timeout.clear()
   }
-  const text = await res.text().catch(() => '')
   if (!res.ok) throw resolverFailed(host, dns, `the resolver answered HTTP ${res.status}`)
   if (text.length > MAX_ANSWER_BYTES) throw resolverFailed(host, dns, 'the resolver answered more than 64 KiB', 'invalid')
   try {
@@ -112,7 +119,7 @@ export function describeFetchError(err: unknown): string {
   if (/^Network connection lost\.?$/i.test(message)) return 'the connection was refused or dropped'
   const reference = /internal error; reference = (\w+)/i.exec(message)
   if (reference) return `the DNS lookup, connection or TLS handshake failed (runtime error reference ${reference[1]})`
-  if (/timed? ?out/i.test(message)) return 'the connection timed out'
+  if (/\btimed? ?out\b/i.test(message)) return 'the connection timed out'
   return message.slice(0, 200) || 'the request failed'
 }
 

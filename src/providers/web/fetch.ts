@@ -2,6 +2,7 @@ import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 import { retryAfterSeconds } from './retry-after'
+import { clearableTimeout } from '../../lib/timers'
 
 /** Options of one guarded outbound call. */
 export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
@@ -49,12 +50,17 @@ function retryAfterMs(res: Response): number | null {
 /**
  * Wraps a body so reading more than `max` bytes fails instead of filling memory, and so a body that
  * breaks off (connection reset, truncated stream) fails as an UpstreamError however it is read
- * (`.text()`, `.json()`, a reader), never as a bare runtime error.
+ * (`.text()`, `.json()`, a reader), never as a bare runtime error. `done` runs once the body has
+ * ended, failed or been cancelled (or at once when there is none): the attempt's timer ends there.
  */
-function capBody(res: Response, max: number, service: string): Response {
-  if (!res.body) return res
+function capBody(res: Response, max: number, service: string, done: () => void): Response {
+  if (!res.body) {
+    done()
+    return res
+  }
   const declared = Number(res.headers.get('content-length') ?? NaN)
   if (Number.isFinite(declared) && declared > max) {
+    done()
     res.body.cancel().catch(() => undefined)
     throw new UpstreamError(service, 'too_large', `${service} answered with ${declared} bytes, over the limit of ${max}`)
   }
@@ -66,12 +72,17 @@ function capBody(res: Response, max: number, service: string): Response {
       try {
         chunk = await reader.read()
       } catch (err) {
+        done()
         controller.error(new UpstreamError(service, 'network', `${service} response was cut off: ${(err as Error)?.message ?? err}`))
         return
       }
-      if (chunk.done) return controller.close()
+      if (chunk.done) {
+        done()
+        return controller.close()
+      }
       seen += chunk.value.byteLength
       if (seen > max) {
+        done()
         reader.cancel().catch(() => undefined)
         controller.error(new UpstreamError(service, 'too_large', `${service} sent more than ${max} bytes`))
         return
@@ -79,6 +90,7 @@ function capBody(res: Response, max: number, service: string): Response {
       controller.enqueue(chunk.value)
     },
     cancel(reason) {
+      done()
       return reader.cancel(reason)
     },
   })
@@ -112,14 +124,16 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
     let currentMethod = method
     for (;;) {
       signal?.throwIfAborted()
-      const timeout = AbortSignal.timeout(timeoutMs)
-      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
+      // The attempt's timer covers its body too, and ends with it (clearableTimeout says why it must).
+      const timeout = clearableTimeout(timeoutMs)
+      const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal
       let res: Response
       try {
         res = await fetcher(url.toString(), { ...rest, method: currentMethod, body, headers, redirect: 'manual', signal: combined })
       } catch (err) {
+        timeout.clear()
         if (signal?.aborted) throw signal.reason ?? err
-        const timedOut = timeout.aborted
+        const timedOut = timeout.signal.aborted
         if (canRetry && attempt < retries) {
           attempt++
           await sleep(250 * 2 ** attempt)
@@ -132,7 +146,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
 
       if (REDIRECT_STATUSES.has(res.status) && maxRedirects > 0) {
         const location = res.headers.get('location')
-        if (!location) return capBody(res, maxBytes, service)
+        if (!location) return capBody(res, maxBytes, service, timeout.clear)
+        timeout.clear()
         res.body?.cancel().catch(() => undefined)
         if (++hops > maxRedirects) throw new UpstreamError(service, 'redirects', `${service} redirected more than ${maxRedirects} times`)
         let next: URL
@@ -153,13 +168,14 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       if ((res.status === 429 || res.status >= 500) && canRetry && attempt < retries) {
         const wait = retryAfterMs(res) ?? 250 * 2 ** (attempt + 1)
         if (wait <= maxRetryAfterMs) {
+          timeout.clear()
           res.body?.cancel().catch(() => undefined)
           attempt++
           await sleep(wait)
           continue
         }
       }
-      return capBody(res, maxBytes, service)
+      return capBody(res, maxBytes, service, timeout.clear)
     }
   }
 }
