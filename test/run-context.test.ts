@@ -87,29 +87,22 @@ describe('the run deadline aborts ctx.signal', () => {
   })
 })
 
+/** An inline run's context for a new account, persisted (with a row) or not. */
+async function progressContext(rt: Runtime, runId: string, persisted: boolean) {
+  return createContext(rt, { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null, signal: new AbortController().signal }, runId, false, persisted)
+}
+
 describe('run records', () => {
   it('writes no progress for an inline run that has no row until it ends', async () => {
     const { rt, statements } = recordingRuntime(env)
-    const ctx = createContext(
-      rt,
-      { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null, signal: new AbortController().signal },
-      'run_noprogressrow',
-      false,
-      false,
-    )
+    const ctx = await progressContext(rt, 'run_noprogressrow', false)
     await ctx.progress({ step: 'one' })
     expect(statements).toEqual([])
   })
 
   it('records progress on a run that has a row', async () => {
     const { rt, statements } = recordingRuntime(env)
-    const ctx = createContext(
-      rt,
-      { account: { id: await createAccount(), teamIds: [] }, requestId: 'req_progress', workflowId: null, signal: new AbortController().signal },
-      'run_progressrow',
-      false,
-      true,
-    )
+    const ctx = await progressContext(rt, 'run_progressrow', true)
     await ctx.progress({ step: 'one' })
     expect(statements).toHaveLength(1)
   })
