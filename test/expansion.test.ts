@@ -205,4 +205,19 @@ describe('a lone reference', () => {
       { numRuns: 300 },
     )
   })
+
+  it('reaches an object key of digits as written, leading zeros included, and array items by index', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{1,9}$/), fc.jsonValue(), (key, value) => {
+        expect(resolveReferences(`{{v.${key}}}`, { v: { [key]: value } })).toEqual(value)
+        const items = [10, 11, 12, 13, 14, 15, 16, 17]
+        const index = Number(key)
+        const asWritten = String(index) === key && index < items.length
+        // An index only as written ("7", not "07"): anything else is no item, and the reference stays unresolved.
+        if (asWritten) expect(resolveReferences(`{{v.${key}}}`, { v: items })).toBe(items[index])
+        else expect(() => resolveReferences(`{{v.${key}}}`, { v: items })).toThrow()
+      }),
+      { numRuns: 500 },
+    )
+  })
 })

@@ -60,7 +60,8 @@ export function parsePath(text: string): (string | number)[] | null {
   const out: (string | number)[] = []
   for (const p of parts) {
     if (!SEGMENT.test(p)) return null
-    out.push(/^\d+$/.test(p) ? Number(p) : p)
+    // An index is written as JavaScript writes it: "007" stays the key "007", never item 7.
+    out.push(/^(0|[1-9][0-9]*)$/.test(p) ? Number(p) : p)
   }
   return typeof out[0] === 'string' ? out : null
 }
