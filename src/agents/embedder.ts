@@ -8,7 +8,7 @@
 import type { Env } from '../env'
 import { ApiError } from '../http/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
-import { offlineEncoder, type AssetFetch } from './encoder'
+import { normalize, offlineEncoder, type AssetFetch } from './encoder'
 
 export interface Embedder {
   /** `<kind>:<model>#text<version>` (embedderId): stored beside each vector. */
@@ -128,23 +128,11 @@ export function vectorsOf(data: unknown, count: number, service: string): Float3
     if (!Array.isArray(v) || v.length === 0 || v.length !== dims || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new Error(`${service} returned a malformed vector`)
     }
-    return unitVector(v as number[])
+    // Scaled into [-1, 1] in double precision before narrowing to 32 bits, where a finite double past
+    // the 32-bit range would become Infinity (and the vector NaN once normalized).
+    const largest = (v as number[]).reduce((m, x) => Math.max(m, Math.abs(x)), 0) || 1
+    return normalize(Float32Array.from(v as number[], (x) => x / largest))
   })
-}
-
-/**
- * `values` at length 1 as 32-bit floats (zero stays zero). Scaled in double precision first: a
- * finite double past the 32-bit range would become Infinity when narrowed, and its square can
- * overflow a double, either of which leaves NaN after dividing by the norm.
- */
-export function unitVector(values: readonly number[]): Float32Array {
-  let max = 0
-  for (const x of values) max = Math.max(max, Math.abs(x))
-  if (max === 0) return new Float32Array(values.length)
-  let sum = 0
-  for (const x of values) sum += (x / max) * (x / max)
-  const norm = Math.sqrt(sum)
-  return Float32Array.from(values, (x) => x / max / norm)
 }
 
 /** An identifier-like name as words: camelCase, snake_case, kebab-case and letter/digit runs split. */

@@ -397,7 +397,7 @@ export async function executeRun(
  * ends: workerd allows an isolate 10,000 active timers, and a deadline of minutes left running for
  * every call would use them up at a few dozen calls a second.
  */
-export function deadlineSignal(seconds: number, setting: string): { signal: AbortSignal; clear: () => void } {
+function deadlineSignal(seconds: number, setting: string): { signal: AbortSignal; clear: () => void } {
   return clearableTimeout(seconds * 1000, () => new ApiError('UPSTREAM_TIMEOUT', `The run passed its deadline of ${seconds} s (the ${setting} setting) and stopped its calls in flight`))
 }
 

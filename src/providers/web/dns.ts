@@ -1,6 +1,6 @@
+import { clearableTimeout } from '../../lib/timers'
 import { ProviderError, UnsafeUrlError, UpstreamError } from '../errors'
 import { addressRefusal, assertPublicUrl, isIpLiteral, nameRefusal, PRIVATE_FETCH_HINT } from './address'
-import { clearableTimeout } from '../../lib/timers'
 
 /**
  * How outbound host names are checked. `doh`: each name is resolved (A and AAAA) through the
@@ -44,17 +44,15 @@ function resolverFailed(host: string, dns: DnsCheck, why: string, kind: 'network
 async function query(host: string, type: 'A' | 'AAAA', dns: DnsCheck, fetcher: typeof fetch): Promise<DohAnswer> {
   const url = `${dns.url}${dns.url.includes('?') ? '&' : '?'}name=${encodeURIComponent(host)}&type=${type}`
   let res: Response
-  const timeout = clearableTimeout(RESOLVER_TIMEOUT_MS)
   let text: string
+  const timeout = clearableTimeout(RESOLVER_TIMEOUT_MS)
   try {
-    try {
-      res = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: timeout.signal })
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
-      if (timedOut) throw resolverFailed(host, dns, `the resolver did not answer within ${RESOLVER_TIMEOUT_MS} ms`, 'timeout')
-      throw resolverFailed(host, dns, `the resolver could not be reached: ${describeFetchError(err)}`)
-    }
+    res = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: timeout.signal })
     text = await res.text().catch(() => '')
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
+    if (timedOut) throw resolverFailed(host, dns, `the resolver did not answer within ${RESOLVER_TIMEOUT_MS} ms`, 'timeout')
+    throw resolverFailed(host, dns, `the resolver could not be reached: ${describeFetchError(err)}`)
   } finally {
     timeout.clear()
   }

@@ -1,8 +1,8 @@
+import { clearableTimeout } from '../../lib/timers'
 import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 import { retryAfterSeconds } from './retry-after'
-import { clearableTimeout } from '../../lib/timers'
 
 /** Options of one guarded outbound call. */
 export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
