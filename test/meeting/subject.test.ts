@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { formatSubject, parseSelectedMeeting } from '../../src/actions/meeting_prep_subject/parse'
 import { action, newCaller } from '../helpers'
@@ -38,6 +39,37 @@ describe('subject line parsing', () => {
     expect(parseSelectedMeeting('Sync 0024-03-05')).toMatchObject({ date: '0024-03-05', weekday: 'Tue' })
     expect(parseSelectedMeeting('Sync 0000-02-29').date).toBe('0000-02-29')
     expect(parseSelectedMeeting('Sync 0100-02-29').date).toBeNull()
+  })
+
+  it('reads any ISO date of years 0000-9999 as that day of the Gregorian calendar, and refuses days it lacks', () => {
+    const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+    const days = (y: number, m: number) => [31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+    // Zeller's congruence, written out apart from the code's Date arithmetic.
+    const weekday = (y: number, m: number, d: number) => {
+      const [yy, mm] = m < 3 ? [y - 1, m + 12] : [y, m]
+      const k = ((yy % 100) + 100) % 100
+      const j = Math.floor(yy / 100)
+      const h = (((d + Math.floor((13 * (mm + 1)) / 5) + k + Math.floor(k / 4) + Math.floor(j / 4) + 5 * j) % 7) + 7) % 7
+      return ['Sat', 'Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri'][h]
+    }
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }), (y, m, d) => {
+        const text = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`
+        const parsed = parseSelectedMeeting(`Sync ${text}`)
+        if (d > days(y, m)) expect(parsed.date).toBeNull()
+        else expect(parsed).toMatchObject({ date: text, weekday: weekday(y, m, d) })
+      }),
+      {
+        numRuns: 1000,
+        examples: [
+          [24, 3, 5],
+          [0, 2, 29],
+          [100, 2, 29],
+          [1900, 2, 29],
+          [2000, 2, 29],
+        ],
+      },
+    )
   })
 
   it('cuts very long titles with an ellipsis', () => {

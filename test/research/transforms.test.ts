@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { recordsOf } from '../../src/providers/dns/transform'
 import { annualFigures, cikForTicker } from '../../src/providers/edgar/transform'
@@ -72,6 +73,15 @@ describe('provider transforms', () => {
     const times = [1_700_000_000_000, 8.64e15, 8.64e15 + 1, 1.7e18, -1e300, Number.NaN]
     const postings = fromLever(times.map((createdAt, i) => ({ ...lever[0], text: `Role ${i}`, createdAt })))
     expect(postings.map((p) => p.posted_at)).toEqual(['2023-11-14T22:13:20.000Z', '+275760-09-13T00:00:00.000Z', null, null, null, null])
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer({ min: -9e15, max: 9e15 }), fc.constantFrom(null, '1700000000000', -8.64e15)), (createdAt) => {
+        const [posting] = fromLever([{ ...lever[0], createdAt } as never])
+        const holdable = typeof createdAt === 'number' && Number.isFinite(createdAt) && Math.abs(createdAt) <= 8.64e15
+        if (!holdable) expect(posting.posted_at).toBeNull()
+        else expect(Date.parse(posting.posted_at!)).toBe(Math.trunc(createdAt) + 0)
+      }),
+      { numRuns: 1000 },
+    )
   })
 
   it('joins split TXT strings and detects SaaS verification records', () => {

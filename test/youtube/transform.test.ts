@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ProviderError, UpstreamError } from '../../src/providers/errors'
 import { proxiedUrl, youtubeFetch } from '../../src/providers/youtube/proxy'
@@ -162,6 +163,15 @@ describe('watch page and player parsing', () => {
     const odd = ['1'.repeat(30), '1e23', -5, 12.9, null, ' 42 ', '0x10']
     const read = odd.map((viewCount) => buildMetadata({ videoId: VIDEO_ID, player: { ...player, videoDetails: { ...details, viewCount } }, watchPlayer: null, initialData: null, choice }).views)
     expect(read).toEqual([null, null, null, 12, null, 42, null])
+    const views = (viewCount: unknown) => buildMetadata({ videoId: VIDEO_ID, player: { ...player, videoDetails: { ...details, viewCount } }, watchPlayer: null, initialData: null, choice }).views
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String), fc.string({ maxLength: 12 }), fc.constant(null)), (viewCount) => {
+        const got = views(viewCount)
+        expect(got === null || (Number.isSafeInteger(got) && got >= 0)).toBe(true)
+        if (typeof viewCount === 'string' && /^\d+$/.test(viewCount.trim()) && Number.isSafeInteger(Number(viewCount))) expect(got).toBe(Number(viewCount))
+      }),
+      { numRuns: 1000 },
+    )
     const marker = (startTimeSeconds: unknown) => ({ macroMarkersListItemRenderer: { title: { simpleText: `at ${String(startTimeSeconds)}` }, onTap: { watchEndpoint: { startTimeSeconds } } } })
     const moments = keyMoments({ markers: [-1.5, null, '1e400', 12.7, '75.5', 4000].map(marker) })
     expect(moments).toEqual([
