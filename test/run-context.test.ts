@@ -127,6 +127,6 @@ describe('invoke_agent', () => {
       input: { topic: 'pricing' },
     })
     expect(outcome.kind).toBe('done')
-    expect(statements.filter((sql) => /FROM agents a WHERE \(a\.id = \? OR a\.slug = \?\)/.test(sql))).toHaveLength(1)
+    expect(statements.filter((sql) => /FROM agents a\b[^;]* WHERE \(a\.id = \? OR a\.slug = \?\)/.test(sql))).toHaveLength(1)
   })
 })

@@ -22,7 +22,8 @@ export function parseIntegrations(text: string): Integration[] {
   return Array.isArray(parsed) ? INTEGRATIONS.filter((i) => parsed.includes(i)) : []
 }
 
-type ScopedAgent = Pick<AgentRow, 'id' | 'name' | 'owner_account_id' | 'trusted'>
+/** An agent whose scope is asked; `grant_integrations` when the caller's grant was read with it (getRunnableAgent). */
+type ScopedAgent = Pick<AgentRow, 'id' | 'name' | 'owner_account_id' | 'trusted'> & { grant_integrations?: string | null }
 
 /**
  * The scope an agent's steps run in for the account of `ctx`: all integrations for the account's own
@@ -33,8 +34,8 @@ export async function agentScope(ctx: Pick<ActionContext, 'db' | 'account' | 'ag
   const own = agent.owner_account_id === ctx.account.id
   let allowed: readonly Integration[] = INTEGRATIONS
   if (!own && agent.trusted !== 1) {
-    const grant = await getGrant(ctx.db, ctx.account.id, agent.id)
-    allowed = grant ? parseIntegrations(grant.integrations) : []
+    const granted = agent.grant_integrations !== undefined ? agent.grant_integrations : ((await getGrant(ctx.db, ctx.account.id, agent.id))?.integrations ?? null)
+    allowed = granted === null ? [] : parseIntegrations(granted)
   }
   const outer = ctx.agent
   if (outer) allowed = allowed.filter((i) => outer.allowed.includes(i))

@@ -1,4 +1,4 @@
-import { getVisibleAgent, incrementExecutions, type AgentRow, type Viewer } from '../db/agents'
+import { countExecution, getRunnableAgent, type RunnableAgent, type Viewer } from '../db/agents'
 import { ApiError, type ErrorDetail } from '../http/errors'
 import type { ActionContext } from '../runtime/context'
 import { resolveReferences } from '../runtime/templates'
@@ -9,8 +9,8 @@ import { convertParam, type Parameters, type Workflow } from './schema'
  * The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists).
  * With `publicOnly` (asked from a step of another account's agent), only a public agent.
  */
-export async function loadAgent(db: D1Database, viewer: Viewer, id: string, publicOnly = false): Promise<AgentRow> {
-  const found = await getVisibleAgent(db, viewer, id)
+export async function loadAgent(db: D1Database, viewer: Viewer, id: string, publicOnly = false): Promise<RunnableAgent> {
+  const found = await getRunnableAgent(db, viewer, id)
   const agent = found && (!publicOnly || found.visibility === 'public') ? found : null
   if (!agent) throw new ApiError('NOT_FOUND', `Agent "${id.slice(0, 64)}" not found`, [{ path: '/id', message: 'No agent with this id that you can see' }])
   return agent
@@ -71,9 +71,10 @@ export function validateAgentParams(parameters: Parameters, input: Record<string
 
 /**
  * Refuses an agent that would reach an integration of the caller it was not allowed, before the run
- * is created (runWorkflow checks again when it starts, also in the Queue consumer).
+ * is created. runWorkflow checks again when it starts: in the same request from the same read of the
+ * agent and the caller's grant, in the Queue consumer from the agent and grant as they are then.
  */
-export async function checkAgentAccess(ctx: ActionContext, agent: AgentRow): Promise<void> {
+export async function checkAgentAccess(ctx: ActionContext, agent: RunnableAgent): Promise<void> {
   await assertMayRun(ctx, agent, await agentScope(ctx, agent))
 }
 
@@ -83,7 +84,7 @@ export async function checkAgentAccess(ctx: ActionContext, agent: AgentRow): Pro
  * repeats a finished step) that sees the agent run's private variables and the integrations the
  * caller allowed it; then the declared output is resolved. The execution is counted once per run.
  */
-export async function runWorkflow(ctx: ActionContext, agent: AgentRow, params: Record<string, unknown>): Promise<unknown> {
+export async function runWorkflow(ctx: ActionContext, agent: RunnableAgent, params: Record<string, unknown>): Promise<unknown> {
   const workflow = JSON.parse(agent.workflow) as Workflow
   const scope = await agentScope(ctx, agent)
   await assertMayRun(ctx, agent, scope)
@@ -96,7 +97,7 @@ export async function runWorkflow(ctx: ActionContext, agent: AgentRow, params: R
   const lastId = workflow.steps[workflow.steps.length - 1].id
   const output = resolveReferences(workflow.output ?? `{{steps.${lastId}}}`, { input: params, steps }, ['workflow', 'output'], ctx.config.maxResolvedInputBytes)
   await ctx.step('count_execution', async () => {
-    await incrementExecutions(ctx.db, agent.id)
+    await ctx.write([countExecution(ctx.db, agent.id)])
     return true
   })
   return output

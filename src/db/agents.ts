@@ -103,14 +103,32 @@ export async function countOwnAgents(db: D1Database, accountId: string): Promise
  * others the viewer may see (a later agent never takes over a slug callers already use).
  */
 export async function getVisibleAgent(db: D1Database, viewer: Viewer, idOrSlug: string): Promise<AgentRow | null> {
+  return visibleAgent<AgentRow>(db, viewer, idOrSlug, false)
+}
+
+/** An agent to run, with the viewer's grant to it: the granted integrations' JSON text, null when none. */
+export type RunnableAgent = AgentRow & { grant_integrations: string | null }
+
+/**
+ * The agent getVisibleAgent finds, with the viewer's grant to it read in the same statement: an
+ * invocation checks the grant before its run and again as the run starts, and both use this read.
+ */
+export async function getRunnableAgent(db: D1Database, viewer: Viewer, idOrSlug: string): Promise<RunnableAgent | null> {
+  return visibleAgent<RunnableAgent>(db, viewer, idOrSlug, true)
+}
+
+function visibleAgent<T>(db: D1Database, viewer: Viewer, idOrSlug: string, withGrant: boolean): Promise<T | null> {
   const vis = visibilityClause('all', viewer)
+  const grant = withGrant
+    ? { columns: ', g.integrations AS grant_integrations', join: ' LEFT JOIN agent_grants g ON g.account_id = ? AND g.agent_id = a.id', binds: [viewer.accountId] }
+    : { columns: '', join: '', binds: [] }
   return db
     .prepare(
-      `SELECT ${AGENT_COLUMNS} FROM agents a WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql}
+      `SELECT ${AGENT_COLUMNS}${grant.columns} FROM agents a${grant.join} WHERE (a.id = ? OR a.slug = ?) AND ${vis.sql}
         ORDER BY a.id = ? DESC, a.owner_account_id = ? DESC, a.rowid LIMIT 1`,
     )
-    .bind(idOrSlug, idOrSlug, ...vis.binds, idOrSlug, viewer.accountId)
-    .first<AgentRow>()
+    .bind(...grant.binds, idOrSlug, idOrSlug, ...vis.binds, idOrSlug, viewer.accountId)
+    .first<T>()
 }
 
 /** Does the owner already have another agent with this slug? (Other accounts' slugs never count.) */
@@ -145,8 +163,9 @@ export async function deleteAgent(db: D1Database, ownerId: string, id: string): 
   return res.meta.changes > 0
 }
 
-export async function incrementExecutions(db: D1Database, id: string): Promise<void> {
-  await db.prepare('UPDATE agents SET executions = executions + 1 WHERE id = ?').bind(id).run()
+/** Counts one execution of the agent (a statement, so a run written at its end can send it with its record). */
+export function countExecution(db: D1Database, id: string): D1PreparedStatement {
+  return db.prepare('UPDATE agents SET executions = executions + 1 WHERE id = ?').bind(id)
 }
 
 /** Sets the viewer's 1-5 rating (insert or update); triggers keep the agent's aggregates exact. */

@@ -224,9 +224,18 @@ export interface RunEnd {
   finishedAt: number
 }
 
-/** Inserts an inline run that has already finished: one write instead of an insert and an update. */
-export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd): Promise<void> {
-  await db
+/**
+ * Inserts an inline run that has already finished: one write instead of an insert and an update;
+ * `with` (its steps' records, its execution count) goes in the same batch, one transaction.
+ */
+export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd, alongside: D1PreparedStatement[] = []): Promise<void> {
+  const insert = finishedRunStatement(db, r, end)
+  await (alongside.length > 0 ? db.batch([...alongside, insert]) : insert.run())
+}
+
+/** The insert of a finished run, to send in a batch with others (insertFinishedRun). */
+export function finishedRunStatement(db: D1Database, r: NewRun, end: RunEnd): D1PreparedStatement {
+  return db
     .prepare(
       `INSERT INTO runs (id, account_id, action, state, parent_run_id, workflow_id, output_variable_name, input, input_kind, output, output_kind, metadata,
                          metadata_kind, usage, error, error_code, error_status, attempts, created_at, started_at, finished_at)
@@ -254,7 +263,6 @@ export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd):
       r.started_at,
       end.finishedAt,
     )
-    .run()
 }
 
 /** A finished run the retention purge removes, with where its values live. */

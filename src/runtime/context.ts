@@ -66,6 +66,11 @@ export interface ActionContext {
    * first call also counts the request against its rate limit, and throws RATE_LIMITED over it.
    */
   read(statements: D1PreparedStatement[]): Promise<D1Result<Record<string, unknown>>[]>
+  /**
+   * Runs writes in one D1 batch; in a run written once when it ends (inline, no Idempotency-Key),
+   * they are held and sent with its record in one batch (one transaction) instead.
+   */
+  write(statements: D1PreparedStatement[]): Promise<void>
   cache: KVNamespace
   /** The guarded outbound client (SSRF checks, timeouts, size caps, retries). */
   fetch: GuardedFetch

@@ -3,7 +3,22 @@ import { secretFields } from '../actions/secret-fields'
 import type { Config } from '../config'
 import { recordRunAgent } from '../db/agent-access'
 import { claimKeyWithRun } from '../db/idempotency'
-import { extendLease, failRun, getRun, getStep, insertFinishedRun, insertQueuedRun, insertRunIfAbsent, putStep, setProgress, succeedRun, type NewRun, type RunRow } from '../db/runs'
+import {
+  extendLease,
+  failRun,
+  finishedRunStatement,
+  getRun,
+  getStep,
+  insertFinishedRun,
+  insertQueuedRun,
+  insertRunIfAbsent,
+  putStep,
+  setProgress,
+  succeedRun,
+  type NewRun,
+  type RunEnd,
+  type RunRow,
+} from '../db/runs'
 import type { Env } from '../env'
 import { successJson } from '../http/envelope'
 import { ApiError, type ErrorCode } from '../http/errors'
@@ -340,12 +355,27 @@ export async function recordFailure(rt: Runtime, runId: string, err: unknown, ct
   }
   if (ctx && ctx.secrets.size > 0) api = new ApiError(api.code, ctx.secrets.scrubText(api.message), ctx.secrets.scrub(api.details), api.headers)
   const error = { message: api.message, code: api.code, status: api.status }
-  if (pending) {
-    await insertFinishedRun(rt.env.DB, pending, { state: 'failed', output: null, metadata: null, usage: usageJson(ctx), error, finishedAt: Date.now() })
-  } else {
-    await failRun(rt.env.DB, runId, error, usageJson(ctx), Date.now())
-  }
+  await writeEnd(rt.env.DB, ctx, runId, pending, { state: 'failed', output: null, metadata: null, usage: usageJson(ctx), error, finishedAt: Date.now() })
   return api
+}
+
+/**
+ * What a run written once when it ends (no row until then) holds back: its steps' records and its
+ * own writes (ctx.write), shared by its steps' contexts; `root` is the run whose record sends them.
+ */
+const heldWrites = new WeakMap<ActionContext, { list: D1PreparedStatement[]; root: boolean }>()
+
+/**
+ * Writes how a run ended: an update of its row or, for a run written once when it ends (`pending`),
+ * its record, which a step's run adds to what its root run holds and the root run sends with all of
+ * it in one batch. False when the row had already ended (a redelivered run).
+ */
+async function writeEnd(db: D1Database, ctx: ActionContext | undefined, runId: string, pending: NewRun | undefined, end: RunEnd): Promise<boolean> {
+  if (!pending) return end.error ? failRun(db, runId, end.error, end.usage, end.finishedAt) : succeedRun(db, runId, end.output!, end.metadata, end.usage, end.finishedAt)
+  const held = ctx ? heldWrites.get(ctx) : undefined
+  if (held && !held.root) held.list.push(finishedRunStatement(db, pending, end))
+  else await insertFinishedRun(db, pending, end, held?.list.splice(0))
+  return true
 }
 
 const usageTotals = new WeakMap<ActionContext, Record<string, number>>()
@@ -376,12 +406,7 @@ export async function executeRun(
   if (shown.metadata !== undefined) presented.metadata = ctx.secrets.scrub(shown.metadata)
   const outStored = await storeRunValue(rt.env, rt.config, run.id, 'output', presented.response ?? null)
   const metaStored = presented.metadata === undefined ? null : await storeRunValue(rt.env, rt.config, run.id, 'metadata', presented.metadata)
-  let first = true
-  if (pending) {
-    await insertFinishedRun(rt.env.DB, pending, { state: 'succeeded', output: outStored, metadata: metaStored, usage: usageJson(ctx), error: null, finishedAt: Date.now() })
-  } else {
-    first = await succeedRun(rt.env.DB, run.id, outStored, metaStored, usageJson(ctx), Date.now())
-  }
+  const first = await writeEnd(rt.env.DB, ctx, run.id, pending, { state: 'succeeded', output: outStored, metadata: metaStored, usage: usageJson(ctx), error: null, finishedAt: Date.now() })
   if (first && run.workflow_id && run.output_variable_name) {
     const scope = { db: rt.env.DB, cache: rt.env.CACHE, config: rt.config, accountId: ctx.account.id, workflowId: run.workflow_id }
     await writeVariable(scope, run.output_variable_name, ctx.secrets.scrub(output), Date.now(), 'omit')
@@ -409,10 +434,13 @@ export function runDeadline(config: Config, queued: boolean): { signal: AbortSig
 /** Builds the context an action runs with. A workflow's steps share their run's `secrets` and `signal`. */
 export function createContext(
   rt: Runtime,
-  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet; signal: AbortSignal },
+  caller: Pick<Caller, 'account' | 'requestId' | 'workflowId' | 'agent'> & { secrets?: SecretSet; signal: AbortSignal; held?: D1PreparedStatement[] },
   runId: string,
   queued: boolean,
-  /** False for an inline run that is written only when it ends: nothing to memoize steps against, and no retry to need it. */
+  /**
+   * False for an inline run that is written only when it ends: nothing to memoize steps against, and
+   * no retry to need it; its steps' runs and its writes (ctx.write) are held and written with it.
+   */
   persisted = true,
   admission?: Admission,
 ): ActionContext {
@@ -420,6 +448,7 @@ export function createContext(
   const secrets = caller.secrets ?? new SecretSet()
   const log = scrubbingLogger(rt.log.child({ run_id: runId }), secrets)
   const signal = caller.signal
+  const held = persisted ? null : { list: caller.held ?? [], root: caller.held === undefined }
   const ctx: ActionContext = {
     env: rt.env,
     config: rt.config,
@@ -432,6 +461,10 @@ export function createContext(
     actions: rt.actions,
     db,
     read: (statements) => (admission ? admission.read(statements) : db.batch(statements)),
+    async write(statements) {
+      if (held) held.list.push(...statements)
+      else if (statements.length > 0) await db.batch(statements)
+    },
     cache: rt.env.CACHE,
     fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal }),
     log,
@@ -466,7 +499,7 @@ export function createContext(
         }
         const childId = `${runId}_${stepName.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`
         const recorded = await storeRunValue(rt.env, rt.config, childId, 'input', recordedInput(child, parsed, secrets))
-        await insertRunIfAbsent(db, {
+        const childRun: NewRun = {
           id: childId,
           account_id: caller.account.id,
           action: child.name,
@@ -481,17 +514,21 @@ export function createContext(
           callback_url: null,
           created_at: Date.now(),
           started_at: Date.now(),
-        })
+        }
+        // A step of a run written once when it ends is too: its record goes with the run's.
+        const pendingChild = persisted ? undefined : childRun
+        if (persisted) await insertRunIfAbsent(db, childRun)
         // A step sees the agent run's own variables, never the invoker's Workflow-Id scope.
-        const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets, signal: ctx.signal }, childId, queued)
+        const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets, signal: ctx.signal, held: held?.list }, childId, queued, persisted)
         try {
           const out = await child.run(parsed, childCtx)
-          await succeedRun(db, childId, await storeRunValue(rt.env, rt.config, childId, 'output', secrets.scrub(out)), null, usageJson(childCtx), Date.now())
+          const output = await storeRunValue(rt.env, rt.config, childId, 'output', secrets.scrub(out))
+          await writeEnd(db, childCtx, childId, pendingChild, { state: 'succeeded', output, metadata: null, usage: usageJson(childCtx), error: null, finishedAt: Date.now() })
           const used = usageTotals.get(childCtx)
           if (used) for (const [k, v] of Object.entries(used)) ctx.addUsage({ [k]: v })
           return out
         } catch (err) {
-          if (!isContinueLater(err)) await recordFailure(rt, childId, err, childCtx)
+          if (!isContinueLater(err)) await recordFailure(rt, childId, err, childCtx, pendingChild)
           throw err
         }
       })
@@ -503,5 +540,6 @@ export function createContext(
     },
     waitUntil: (p) => rt.waitUntil(p),
   }
+  if (held) heldWrites.set(ctx, held)
   return ctx
 }
