@@ -226,7 +226,7 @@ export interface RunEnd {
 
 /**
  * Inserts an inline run that has already finished: one write instead of an insert and an update;
- * `with` (its steps' records, its execution count) goes in the same batch, one transaction.
+ * `alongside` (its steps' records, its execution count) goes in the same batch, one transaction.
  */
 export async function insertFinishedRun(db: D1Database, r: NewRun, end: RunEnd, alongside: D1PreparedStatement[] = []): Promise<void> {
   const insert = finishedRunStatement(db, r, end)
