@@ -1,0 +1,81 @@
+import { env } from 'cloudflare:test'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { newCaller, request, withSettings, type Json } from './helpers'
+
+/**
+ * Limits and uniqueness rules hold when the same request arrives many times at once. Miniflare
+ * switches between requests at every await, so a check read in one statement and acted on in
+ * another lets several requests through together; each property fires 2-20 requests with
+ * Promise.all and then reads D1 for the invariant.
+ */
+
+type Answer = { status: number; body: Json; headers: Headers }
+
+function expectEnvelope(res: Answer, status: number, code: string, message?: RegExp) {
+  expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(status)
+  expect(res.body).toMatchObject({ status, response: null, code })
+  if (message) expect(res.body.error).toMatch(message)
+}
+
+async function count(sql: string, ...binds: unknown[]): Promise<number> {
+  return (await env.DB.prepare(sql)
+    .bind(...binds)
+    .first<{ n: number }>())!.n
+}
+
+const agentBody = (name: string, slug: string | null) => ({
+  name,
+  description: 'An agent created in a burst',
+  visibility: 'private',
+  ...(slug ? { slug } : {}),
+  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+  workflow: { steps: [{ id: 'find', action: 'search', input: { query: '{{input.q}}' } }] },
+})
+
+describe('agents', () => {
+  it('keeps MAX_AGENTS_PER_ACCOUNT and slugs unique per owner under concurrent creates and imports', async () => {
+    type Create = { kind: 'create'; slug: string | null } | { kind: 'import'; size: number }
+    const create: fc.Arbitrary<Create> = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('create' as const), slug: fc.constantFrom(null, 's0', 's1', 's2') }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('import' as const), size: fc.integer({ min: 1, max: 3 }) }) },
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(create, { minLength: 2, maxLength: 20 }), async (cap, creates) => {
+        await withSettings({ MAX_AGENTS_PER_ACCOUNT: String(cap) }, async () => {
+          const { token, accountId } = await newCaller('agent race')
+          const answers = await Promise.all(
+            creates.map((c, i) =>
+              c.kind === 'create'
+                ? request('POST', '/v1/agents', { token, body: agentBody(`Burst ${i}`, c.slug) })
+                : request('POST', '/v1/agents/import', { token, body: { agents: Array.from({ length: c.size }, (_, j) => agentBody(`Import ${i}.${j}`, null)) } }),
+            ),
+          )
+          const created = answers.reduce((sum, r, i) => {
+            const c = creates[i]
+            return r.status === 201 ? sum + (c.kind === 'create' ? 1 : c.size) : sum
+          }, 0)
+          const owned = await count('SELECT count(*) AS n FROM agents WHERE owner_account_id = ?', accountId)
+          expect(owned).toBe(created)
+          expect(owned).toBeLessThanOrEqual(cap)
+          expect(await count('SELECT count(*) AS n FROM (SELECT slug FROM agents WHERE owner_account_id = ? AND slug IS NOT NULL GROUP BY slug HAVING count(*) > 1)', accountId)).toBe(0)
+          answers.forEach((r, i) => {
+            if (r.status === 201) return
+            const c = creates[i]
+            if (r.status === 409) {
+              expect(c.kind === 'create' && c.slug !== null).toBe(true)
+              expectEnvelope(r, 409, 'CONFLICT', /already have an agent with slug/)
+            } else expectEnvelope(r, 429, 'QUOTA_EXCEEDED', new RegExp(`at most ${cap} agents .*MAX_AGENTS_PER_ACCOUNT`))
+          })
+          // Single creates are refused only for a real reason: while room is left, each free slug and
+          // each agent without a slug gets its place.
+          if (creates.every((c) => c.kind === 'create')) {
+            const wanted = creates.filter((c) => c.kind === 'create' && c.slug === null).length + new Set(creates.map((c) => (c.kind === 'create' ? c.slug : null)).filter(Boolean)).size
+            expect(owned).toBe(Math.min(cap, wanted))
+          }
+        })
+      }),
+      { numRuns: 50 },
+    )
+  }, 60_000)
+})
