@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { newCaller, request, withSettings, type Json } from './helpers'
+import { action, newCaller, request, withSettings, type Json } from './helpers'
 
 /**
  * Limits and uniqueness rules hold when the same request arrives many times at once. Miniflare
@@ -23,6 +23,9 @@ async function count(sql: string, ...binds: unknown[]): Promise<number> {
     .bind(...binds)
     .first<{ n: number }>())!.n
 }
+
+let seq = 0
+const unique = (prefix: string) => `${prefix}-${++seq}`
 
 const agentBody = (name: string, slug: string | null) => ({
   name,
@@ -76,6 +79,48 @@ describe('agents', () => {
         })
       }),
       { numRuns: 50 },
+    )
+  }, 60_000)
+})
+
+describe('built-in CRM upserts', () => {
+  it('create one record per email or domain among concurrent updates, and answer each as a sequential update would', async () => {
+    const { token, accountId } = await newCaller('crm race')
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('email', 'domain'), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 20 }), async (by, picks) => {
+        const key = unique('upsert')
+        const deals: string[] = []
+        for (let i = 0; i < 3; i++) deals.push((await request('POST', '/v1/integrations/crm/builtin/objects/deals', { token, body: { properties: { dealname: `${key} ${i}` } } })).body.response.id)
+        const contact = by === 'email'
+        const ref = contact
+          ? { object_type: 'contacts', identification_method: 'Email Address (Contacts only)', identifier_value: `${key}@race.example` }
+          : { object_type: 'companies', identification_method: 'Company Domain (Companies only)', identifier_value: `${key}.race.example` }
+        const answers = await Promise.all(
+          picks.map((p) =>
+            action(
+              'crm.v2.update_object',
+              { ...ref, properties: JSON.stringify({ description: `pick ${p}` }), associations: JSON.stringify([{ to_object_type: 'deals', to_object_id: deals[p] }]) },
+              token,
+            ),
+          ),
+        )
+        for (const r of answers) expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200)
+        const column = contact ? 'email' : 'domain'
+        const ids = await env.DB.prepare(`SELECT id FROM crm_objects WHERE account_id = ? AND ${column} = ?`).bind(accountId, ref.identifier_value).all<{ id: string }>()
+        expect(ids.results).toHaveLength(1)
+        const id = ids.results[0].id
+        expect(new Set(answers.map((r) => r.body.response.id))).toEqual(new Set([id]))
+        expect(answers.filter((r) => r.body.response.created === true)).toHaveLength(1)
+        // Every request's association landed on that record, and none on an id no record has.
+        const { results: links } = await env.DB.prepare(
+          "SELECT from_type, from_id, to_id FROM crm_associations WHERE account_id = ? AND to_type = 'deals' AND to_id IN (SELECT value FROM json_each(?))",
+        )
+          .bind(accountId, JSON.stringify(deals))
+          .all<{ from_type: string; from_id: string; to_id: string }>()
+        expect(links.every((l) => l.from_type === ref.object_type && l.from_id === id)).toBe(true)
+        expect(new Set(links.map((l) => l.to_id))).toEqual(new Set(picks.map((p) => deals[p])))
+      }),
+      { numRuns: 30 },
     )
   }, 60_000)
 })
