@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { action, newCaller, request, withSettings, type Json } from './helpers'
+import { action, mockFetch, newCaller, request, withSettings, type Json } from './helpers'
+import { VIDEO_ID, yt } from './youtube/fixtures'
 
 /**
  * Limits and uniqueness rules hold when the same request arrives many times at once. Miniflare
@@ -26,6 +27,133 @@ async function count(sql: string, ...binds: unknown[]): Promise<number> {
 
 let seq = 0
 const unique = (prefix: string) => `${prefix}-${++seq}`
+
+describe('variables', () => {
+  it('never lets concurrent writes take a scope past MAX_SCOPE_BYTES or a value past MAX_VARIABLE_BYTES', async () => {
+    const maxScope = 1000
+    const maxValue = 600
+    await withSettings({ MAX_SCOPE_BYTES: String(maxScope), MAX_VARIABLE_BYTES: String(maxValue) }, async () => {
+      const { token, accountId } = await newCaller('scope race')
+      const write = fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), length: fc.integer({ min: 1, max: 700 }) })
+      await fc.assert(
+        fc.asyncProperty(fc.array(write, { minLength: 2, maxLength: 20 }), async (writes) => {
+          const scope = unique('scope')
+          // Each value is told apart by its index, so a stored one names the request that wrote it.
+          const values = writes.map((w, i) => `${i}:`.padEnd(w.length, 'x'))
+          const answers = await Promise.all(writes.map((w, i) => action('store_variable', { name: w.name, value: values[i] }, token, { 'workflow-id': scope })))
+          const { results: rows } = await env.DB.prepare('SELECT name, value, size FROM variables WHERE account_id = ? AND workflow_id = ?')
+            .bind(accountId, scope)
+            .all<{ name: string; value: string; size: number }>()
+          expect(rows.reduce((sum, r) => sum + r.size, 0)).toBeLessThanOrEqual(maxScope)
+          for (const row of rows) {
+            const i = values.indexOf(JSON.parse(row.value) as string)
+            expect(writes[i].name).toBe(row.name)
+            expect(answers[i].status).toBe(200)
+          }
+          answers.forEach((res, i) => {
+            if (res.status === 200) return
+            expectEnvelope(res, 413, 'PAYLOAD_TOO_LARGE', JSON.stringify(values[i]).length > maxValue ? /MAX_VARIABLE_BYTES/ : /MAX_SCOPE_BYTES/)
+          })
+          // With every name distinct the scope only grows, so a value that fits alone is refused only
+          // when the scope ended up too full for it.
+          if (new Set(writes.map((w) => w.name)).size === writes.length) {
+            const total = rows.reduce((sum, r) => sum + r.size, 0)
+            answers.forEach((res, i) => {
+              const size = JSON.stringify(values[i]).length
+              if (res.status !== 200 && size <= maxValue) expect(total + size).toBeGreaterThan(maxScope)
+            })
+          }
+        }),
+        { numRuns: 50 },
+      )
+    })
+  })
+})
+
+/** YouTube holding every watch-page request until `release`, so queued runs stay in flight meanwhile. */
+function heldYouTube() {
+  let release = () => {}
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  mockFetch(async (req) => {
+    const url = new URL(req.url)
+    if (url.hostname !== 'www.youtube.com') return null
+    await gate
+    if (url.pathname === '/watch') return new Response(yt.watchHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+    if (url.pathname === '/youtubei/v1/player') return new Response(yt.innertube.ok, { headers: { 'content-type': 'application/json' } })
+    if (url.pathname === '/api/timedtext') return new Response(yt.transcriptXml, { headers: { 'content-type': 'text/xml' } })
+    return new Response('not found', { status: 404 })
+  })
+  return () => release()
+}
+
+describe('queued runs', () => {
+  it('accepts exactly MAX_QUEUED_RUNS_PER_ACCOUNT concurrent queued calls, with and without idempotency keys', async () => {
+    const release = heldYouTube()
+    const started: { token: string; runId: string }[] = []
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(fc.boolean(), { minLength: 2, maxLength: 20 }), async (cap, keyed) => {
+          await withSettings({ MAX_QUEUED_RUNS_PER_ACCOUNT: String(cap) }, async () => {
+            const { token, accountId } = await newCaller('queue race')
+            const answers = await Promise.all(
+              keyed.map((withKey, i) =>
+                action('get_video_transcript', { url: `https://www.youtube.com/watch?v=${VIDEO_ID}` }, token, {
+                  prefer: 'respond-async',
+                  ...(withKey ? { 'idempotency-key': `queued-${i}` } : {}),
+                }),
+              ),
+            )
+            const accepted = answers.filter((r) => r.status === 202)
+            started.push(...accepted.map((r) => ({ token, runId: r.body.response.run_id as string })))
+            expect(accepted).toHaveLength(Math.min(cap, keyed.length))
+            for (const r of answers.filter((a) => a.status !== 202)) expectEnvelope(r, 429, 'QUOTA_EXCEEDED', new RegExp(`${cap} queued runs .*MAX_QUEUED_RUNS_PER_ACCOUNT`))
+            expect(await count("SELECT count(*) AS n FROM runs WHERE account_id = ? AND state IN ('queued', 'running')", accountId)).toBe(accepted.length)
+            // A refused keyed call leaves no key behind, so its retry is not stuck on a run that never was.
+            const keys = await count('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', accountId)
+            expect(keys).toBe(keyed.filter((withKey, i) => withKey && answers[i].status === 202).length)
+          })
+        }),
+        { numRuns: 25 },
+      )
+    } finally {
+      release()
+    }
+    // Every run started here ends before the file does.
+    for (const { token, runId } of started) {
+      const done = await request('GET', `/v1/runs/${runId}?wait=30`, { token })
+      expect(done.body.response.state).toMatch(/succeeded|failed/)
+    }
+  }, 120_000)
+})
+
+describe('idempotency keys', () => {
+  it('runs once per key among concurrent calls with several bodies, and answers every other body 409', async () => {
+    const { token, accountId } = await newCaller('idempotency race')
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 20 }), fc.boolean(), async (bodies, queued) => {
+        const scope = unique('idem')
+        const headers = { 'idempotency-key': scope, 'workflow-id': scope, ...(queued ? { prefer: 'respond-async' } : {}) }
+        const answers = await Promise.all(bodies.map((b) => action('store_variable', { name: 'v', value: b }, token, headers)))
+        expect(await count('SELECT count(*) AS n FROM runs WHERE account_id = ? AND workflow_id = ?', accountId, scope)).toBe(1)
+        const run = await env.DB.prepare('SELECT r.id, r.input FROM idempotency_keys k JOIN runs r ON r.id = k.run_id WHERE k.account_id = ? AND k.key = ?')
+          .bind(accountId, scope)
+          .first<{ id: string; input: string }>()
+        const winner = (JSON.parse(run!.input) as { value: number }).value
+        answers.forEach((res, i) => {
+          if (bodies[i] === winner) {
+            // A queued duplicate answers the run as it stands: 202 while it waits, 200 once it ended.
+            expect(queued ? [200, 202] : [200], JSON.stringify(res.body).slice(0, 300)).toContain(res.status)
+            expect(res.headers.get('x-run-id') ?? res.body.response.run_id).toBe(run!.id)
+          } else expectEnvelope(res, 409, 'CONFLICT', /Idempotency-Key was already used with a different request body/)
+        })
+        if (queued) await request('GET', `/v1/runs/${run!.id}?wait=30`, { token })
+        const stored = await action('get_variable', { name: 'v' }, token, { 'workflow-id': scope })
+        expect(stored.body.response.value).toBe(winner)
+      }),
+      { numRuns: 40 },
+    )
+  }, 60_000)
+})
 
 const agentBody = (name: string, slug: string | null) => ({
   name,
