@@ -252,3 +252,24 @@ describe('built-in CRM upserts', () => {
     )
   }, 60_000)
 })
+
+describe('token last use', () => {
+  it('writes last_used_at once for a burst of requests with one token, as for requests one after another', async () => {
+    // Counts the writes that set last_used_at (this file's D1 only).
+    await env.DB.batch([
+      env.DB.prepare('CREATE TABLE IF NOT EXISTS test_touches (token_id TEXT NOT NULL)'),
+      env.DB.prepare('CREATE TRIGGER IF NOT EXISTS test_touch AFTER UPDATE OF last_used_at ON api_tokens BEGIN INSERT INTO test_touches VALUES (NEW.id); END'),
+    ])
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 20 }), async (n) => {
+        const { token, accountId } = await newCaller('touch race')
+        await Promise.all(Array.from({ length: n }, () => request('GET', '/v1/me', { token })))
+        const touches = () => count('SELECT count(*) AS n FROM test_touches t JOIN api_tokens a ON a.id = t.token_id WHERE a.account_id = ?', accountId)
+        // The write follows the answer (waitUntil): wait for it to land.
+        for (let i = 0; i < 40 && (await touches()) === 0; i++) await new Promise((r) => setTimeout(r, 25))
+        expect(await touches()).toBe(1)
+      }),
+      { numRuns: 15 },
+    )
+  })
+})
