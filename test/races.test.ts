@@ -273,3 +273,38 @@ describe('token last use', () => {
     )
   })
 })
+
+describe('grants', () => {
+  it('never keep a grant made for a workflow that changed while it was being made', async () => {
+    const [owner, granter] = await Promise.all([newCaller('grant race owner'), newCaller('grant race granter')])
+    // Two workflows declaring different integrations: a grant made with the default covers what the one it saw declares.
+    const workflows = [
+      { steps: [{ id: 'look', action: 'crm.v2.lookup_object', input: { object_type: 'contacts', object_id: '{{input.q}}' } }] },
+      { steps: [{ id: 'find', action: 'search', input: { query: '{{input.q}}' } }] },
+    ]
+    const declared = [['crm'], []]
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('grant', 'change'), { minLength: 2, maxLength: 20 }), async (ops) => {
+        const created = await request('POST', '/v1/agents', { token: owner.token, body: { ...agentBody(unique('Granted'), null), visibility: 'public', workflow: workflows[0] } })
+        const id = created.body.response.id as string
+        let changes = 0
+        const answers = await Promise.all(
+          ops.map((op) =>
+            op === 'grant' ? request('PUT', `/v1/grants/${id}`, { token: granter.token }) : request('PATCH', `/v1/agents/${id}`, { token: owner.token, body: { workflow: workflows[++changes % 2] } }),
+          ),
+        )
+        answers.forEach((r, i) => {
+          // A grant beaten by changes GRANT_ATTEMPTS times in a row says so and grants nothing.
+          if (ops[i] === 'grant' && r.status === 409) expectEnvelope(r, 409, 'CONFLICT', /kept changing/)
+          else expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200)
+        })
+        const agent = await env.DB.prepare('SELECT workflow FROM agents WHERE id = ?').bind(id).first<{ workflow: string }>()
+        const final = declared[workflows.findIndex((w) => JSON.stringify(w) === agent!.workflow)]
+        const grant = await env.DB.prepare('SELECT integrations FROM agent_grants WHERE account_id = ? AND agent_id = ?').bind(granter.accountId, id).first<{ integrations: string }>()
+        // A grant that outlived every change was made on the workflow the agent has now.
+        if (grant) expect(JSON.parse(grant.integrations)).toEqual(final)
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
