@@ -42,6 +42,21 @@ export function action(name: string, body: unknown, token: string, headers: Reco
   return request('POST', `/v1/action/${name}`, { token, body, headers })
 }
 
+/** Runs `fn` with some settings changed (the Worker reads its settings per request). */
+export async function withSettings<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const target = env as unknown as Record<string, string | undefined>
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, target[k]]))
+  Object.assign(target, vars)
+  try {
+    return await fn()
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete target[k]
+      else target[k] = v
+    }
+  }
+}
+
 /** Creates an account through the admin API; optional rate-limit override. */
 export async function createAccount(name = 'Test account', limits: { perMinute?: number; perDay?: number } = {}): Promise<string> {
   const res = await request('POST', '/v1/admin/accounts', {

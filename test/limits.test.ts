@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { insertRun } from '../src/db/runs'
-import { ADMIN, action, createAccount, createToken, mockFetch, newCaller, request, type Json } from './helpers'
+import { ADMIN, action, createAccount, createToken, mockFetch, newCaller, request, withSettings, type Json } from './helpers'
 
 /**
  * Limits per account, not per token: every token of an account draws on the account's limits, a
@@ -10,21 +10,6 @@ import { ADMIN, action, createAccount, createToken, mockFetch, newCaller, reques
  */
 
 const figures = { requests: 0, accepted: 0, refused: 0, stored: 0 }
-
-/** Runs `fn` with some settings changed (the Worker reads its settings per request). */
-async function withSettings<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const target = env as unknown as Record<string, string | undefined>
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, target[k]]))
-  Object.assign(target, vars)
-  try {
-    return await fn()
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete target[k]
-      else target[k] = v
-    }
-  }
-}
 
 /** Waits out the end of a minute, so a burst is counted in one minute window. */
 async function awayFromMinuteEdge(): Promise<void> {

@@ -27,6 +27,10 @@ function presentGrant(g: Pick<ListedGrant, 'agent_id' | 'agent_name' | 'integrat
 }
 
 const ok = (response: unknown) => ({ status: 200, response })
+
+/** A grant decided again this often on a workflow that keeps changing under it answers 409, so an owner cannot hold the request. */
+const GRANT_ATTEMPTS = 5
+
 const agentParam = { agent: { description: 'Agent id or slug' } }
 
 /**
@@ -61,20 +65,24 @@ export function grantRoutes() {
           ],
         },
       },
-      errors: [404],
+      errors: [404, 409],
     },
     async (c) => {
       const p = c.get('principal')
       const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? {} : await readValidBody(c, GrantBody)
-      const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
-      if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('agent').slice(0, 64)}" not found`, [{ path: '/agent', message: 'No agent with this id that you can see' }])
-      if (agent.owner_account_id === p.accountId) {
-        throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
+      // A workflow changed between the read and the write refuses the write: the grant is decided again on the new one.
+      for (let attempt = 1; ; attempt++) {
+        const agent = await getVisibleAgent(c.env.DB, p, c.req.param('agent'))
+        if (!agent) throw new ApiError('NOT_FOUND', `Agent "${c.req.param('agent').slice(0, 64)}" not found`, [{ path: '/agent', message: 'No agent with this id that you can see' }])
+        if (agent.owner_account_id === p.accountId) {
+          throw new ApiError('VALIDATION_FAILED', 'Your own agents use your integrations without a grant', [{ path: '/agent', message: 'An agent of your own account' }])
+        }
+        const declared = agentIntegrations(agent.workflow, getAction)
+        const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
+        const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now(), agent.workflow)
+        if (row) return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
+        if (attempt === GRANT_ATTEMPTS) throw new ApiError('CONFLICT', `The workflow of agent "${agent.id}" kept changing while the grant was made; nothing was granted: send the grant again`)
       }
-      const declared = agentIntegrations(agent.workflow, getAction)
-      const integrations = INTEGRATIONS.filter((i) => (body.integrations ?? declared).includes(i))
-      const row = await putGrant(c.env.DB, p.accountId, agent.id, JSON.stringify(integrations), Date.now())
-      return c.json(ok({ ...presentGrant({ ...row, agent_name: agent.name }), declared, trusted: agent.trusted === 1 }))
     },
   )
 

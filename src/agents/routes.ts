@@ -7,8 +7,7 @@ import {
   deleteAgent,
   deleteReview,
   getVisibleAgent,
-  insertAgent,
-  insertAgents,
+  insertOwnAgents,
   listOwnAgents,
   ownSlugs,
   putReview,
@@ -99,11 +98,20 @@ async function saving<T>(clash: ApiError | null, write: () => Promise<T>): Promi
   }
 }
 
-/** 429 when the account owns `adding` agents too many for MAX_AGENTS_PER_ACCOUNT. */
+const agentCapReached = (max: number) =>
+  new ApiError('QUOTA_EXCEEDED', `This account may own at most ${max} agents (the MAX_AGENTS_PER_ACCOUNT setting): delete one (DELETE /v1/agents/:id) before creating another`)
+
+/**
+ * 429 when the account owns `adding` agents too many for MAX_AGENTS_PER_ACCOUNT. Only an early
+ * answer (a full account hears so before any slug check): `insertWithin` decides atomically.
+ */
 async function assertAgentRoom(db: D1Database, p: Principal, max: number, adding: number): Promise<void> {
-  if ((await countOwnAgents(db, p.accountId)) + adding > max) {
-    throw new ApiError('QUOTA_EXCEEDED', `This account may own at most ${max} agents (the MAX_AGENTS_PER_ACCOUNT setting): delete one (DELETE /v1/agents/:id) before creating another`)
-  }
+  if ((await countOwnAgents(db, p.accountId)) + adding > max) throw agentCapReached(max)
+}
+
+/** Inserts the caller's new agents unless that passes MAX_AGENTS_PER_ACCOUNT, counted in the insert itself. */
+async function insertWithin(db: D1Database, rows: NewAgent[], max: number): Promise<void> {
+  if (!(await insertOwnAgents(db, rows, max))) throw agentCapReached(max)
 }
 
 /**
@@ -167,9 +175,10 @@ export function agentRoutes() {
     async (c) => {
       const p = c.get('principal')
       const body = await readValidBody(c, CreateAgentBody)
-      await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, 1)
+      const max = c.get('config').maxAgentsPerAccount
+      await assertAgentRoom(c.env.DB, p, max, 1)
       const row = await prepareCreate(c.env.DB, p, body, Date.now())
-      await saving(row.slug ? slugConflict(row.slug) : null, () => insertAgent(c.env.DB, row))
+      await saving(row.slug ? slugConflict(row.slug) : null, () => insertWithin(c.env.DB, [row], max))
       await queueEmbedding(c.env)
       return c.json(ok(presentAgent({ ...row, rowid: 0, trusted: 0, reviews_count: 0, reviews_sum: 0 }, p.accountId, getAction), 201), 201)
     },
@@ -227,12 +236,13 @@ export function agentRoutes() {
         const code = codes.size === 1 ? [...codes][0] : 'VALIDATION_FAILED'
         throw new ApiError(code, `Nothing was imported: ${summarize(details).replace(/^Invalid request: /, '')}`, details)
       }
-      await assertAgentRoom(c.env.DB, p, c.get('config').maxAgentsPerAccount, rows.length)
+      const max = c.get('config').maxAgentsPerAccount
+      await assertAgentRoom(c.env.DB, p, max, rows.length)
       const raced = new ApiError(
         'CONFLICT',
         'Nothing was imported: another request saved an agent with one of these slugs meanwhile; send the import again (agents whose slug you already use are kept as they are)',
       )
-      await saving(raced, () => insertAgents(c.env.DB, rows))
+      await saving(raced, () => insertWithin(c.env.DB, rows, max))
       if (rows.length) await queueEmbedding(c.env)
       const created = results.filter((r) => r.status === 'created').length
       return c.json(ok({ created, existing: results.length - created, agents: results }, 201), 201)

@@ -26,7 +26,7 @@ export function principalFromRow(c: Context<AppEnv>, row: TokenPrincipalRow): Pr
   if (row.revoked_at !== null) throw new ApiError('UNAUTHORIZED', 'Token has been revoked')
   if (row.expires_at !== null && row.expires_at <= now) throw new ApiError('UNAUTHORIZED', 'Token has expired')
   if (row.last_used_at === null || now - row.last_used_at > TOUCH_INTERVAL_MS) {
-    c.executionCtx.waitUntil(touchToken(c.env.DB, row.token_id, now).catch(() => undefined))
+    c.executionCtx.waitUntil(touchToken(c.env.DB, row.token_id, now, TOUCH_INTERVAL_MS).catch(() => undefined))
   }
   return {
     accountId: row.account_id,

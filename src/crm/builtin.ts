@@ -12,6 +12,7 @@ import {
   type CrmIndexColumns,
   type CrmLinkRow,
   type CrmObjectRow,
+  type CrmUnless,
 } from '../db/crm'
 import { ApiError } from '../http/errors'
 import { setOwn } from '../lib/objects'
@@ -108,6 +109,12 @@ export function checkWrite(type: ObjectType, properties: Record<string, string>)
   return index
 }
 
+function assertNotSelf(type: ObjectType, target: CrmObjectRow | null, associations: AssociationInput[]): void {
+  if (target && associations.some((a) => a.toObjectType === type && a.toObjectId === target.id)) {
+    throw new ProviderError('invalid_input', 'An object cannot be associated with itself', 'associations')
+  }
+}
+
 /** The built-in CRM: HubSpot's model in D1, private to one account. */
 export class BuiltinCrm implements CrmService {
   readonly provider = 'builtin' as const
@@ -162,9 +169,7 @@ export class BuiltinCrm implements CrmService {
     const existing = await this.find(type, ref)
     if (!existing && ref.by === 'id') throw new ProviderError('not_found', notFoundMessage(type, ref))
     await this.checkTargets(req.associations)
-    if (existing && req.associations.some((a) => a.toObjectType === type && a.toObjectId === existing.id)) {
-      throw new ProviderError('invalid_input', 'An object cannot be associated with itself', 'associations')
-    }
+    assertNotSelf(type, existing, req.associations)
     const links = linkRows(req.associations)
 
     if (req.dryRun) {
@@ -175,20 +180,41 @@ export class BuiltinCrm implements CrmService {
       return { dry_run: true, id: existing?.id ?? null, would_create: !existing, operations }
     }
 
-    const row = await this.write(type, existing?.id ?? null, properties, index, links)
+    let target = existing
+    const unless: CrmUnless | null = ref.by === 'id' ? null : { column: ref.by, value: ref.value }
+    let row = await this.write(type, target?.id ?? null, properties, index, links, unless)
+    if (!row) {
+      // A concurrent upsert created the record after the lookup: this one updates it, as it would have a moment later.
+      target = await this.find(type, ref)
+      if (!target) throw new ProviderError('not_found', notFoundMessage(type, ref))
+      assertNotSelf(type, target, req.associations)
+      row = (await this.write(type, target.id, properties, index, links))!
+    }
     const props: Record<string, string | null> = {}
     const stored = allProperties(type, row)
     for (const n of [...Object.keys(properties), ...Object.keys(systemProperties(type, row))]) setOwn(props, n, Object.hasOwn(stored, n) ? stored[n] : null)
-    return { id: row.id, properties: props, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), created: !existing }
+    return { id: row.id, properties: props, createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString(), created: !target }
   }
 
-  /** Patches the object `id` (or creates one when null) and reads it back; a taken email is a 409. */
-  private async write(type: ObjectType, id: string | null, properties: Record<string, string>, index: CrmIndexColumns, links: CrmLinkRow[]): Promise<CrmObjectRow> {
+  /**
+   * Patches the object `id`, or creates one when null, and reads it back; a taken email is a 409.
+   * Null only when a creation found an object of the type with the `unless` email or domain.
+   */
+  private async write(
+    type: ObjectType,
+    id: string | null,
+    properties: Record<string, string>,
+    index: CrmIndexColumns,
+    links: CrmLinkRow[],
+    unless: CrmUnless | null = null,
+  ): Promise<CrmObjectRow | null> {
     const now = Date.now()
     let written = id
     try {
-      if (id === null) written = await insertCrmObject(this.db, this.accountId, type, properties, index, links, now)
-      else if (!(await patchCrmObject(this.db, this.accountId, type, id, properties, index, links, now))) written = null
+      if (id === null) {
+        written = await insertCrmObject(this.db, this.accountId, type, properties, index, links, now, unless)
+        if (written === null) return null
+      } else if (!(await patchCrmObject(this.db, this.accountId, type, id, properties, index, links, now))) written = null
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProviderError('conflict', `Another contact already has email ${index.email}`, 'properties')
       throw err
@@ -204,7 +230,7 @@ export class BuiltinCrm implements CrmService {
     const index = checkWrite(type, properties)
     await this.checkTargets(associations)
     const row = await this.write(type, null, properties, index, linkRows(associations))
-    return fullRecord(type, row)
+    return fullRecord(type, row!)
   }
 
   /** One page of objects of a type, oldest first, with every property. */

@@ -12,17 +12,22 @@ export interface GrantRow {
 /** A grant with the agent's name, for listings (the agent may have become invisible since). */
 export type ListedGrant = GrantRow & { agent_name: string | null }
 
-/** Creates or replaces an account's grant to an agent. */
-export async function putGrant(db: D1Database, accountId: string, agentId: string, integrations: string, now: number): Promise<GrantRow> {
-  const row = await db
+/**
+ * Creates or replaces an account's grant to an agent while the agent still has `workflow`, the one
+ * the grant was decided on; null when it changed (or the agent is gone) since it was read. Checked
+ * in the insert itself: a change between the read and a separate write would run its trigger
+ * (which removes grants) before the grant exists, and the grant would outlive it.
+ */
+export async function putGrant(db: D1Database, accountId: string, agentId: string, integrations: string, now: number, workflow: string): Promise<GrantRow | null> {
+  return db
     .prepare(
-      `INSERT INTO agent_grants (account_id, agent_id, integrations, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+      `INSERT INTO agent_grants (account_id, agent_id, integrations, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?4, ?4 WHERE EXISTS (SELECT 1 FROM agents WHERE id = ?2 AND workflow = ?5)
        ON CONFLICT(account_id, agent_id) DO UPDATE SET integrations = excluded.integrations, updated_at = excluded.updated_at
        RETURNING *`,
     )
-    .bind(accountId, agentId, integrations, now)
+    .bind(accountId, agentId, integrations, now, workflow)
     .first<GrantRow>()
-  return row!
 }
 
 /** An account's grant to one agent, if any. */

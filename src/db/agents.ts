@@ -63,22 +63,31 @@ export function visibilityClause(filter: VisibilityFilter, viewer: Viewer): { sq
 export const AGENT_COLUMNS =
   'a.rowid, a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.trusted, a.reviews_count, a.reviews_sum, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at'
 
-function insertStatement(db: D1Database, a: NewAgent): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at)
-}
+const INSERT_AGENT = `INSERT INTO agents (id, slug, icon, name, description, visibility, owner_account_id, team_id, type, executions, parameters, workflow, param_text, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15`
 
-export async function insertAgent(db: D1Database, a: NewAgent): Promise<void> {
-  await insertStatement(db, a).run()
-}
+const agentValues = (a: NewAgent) =>
+  [a.id, a.slug, a.icon, a.name, a.description, a.visibility, a.owner_account_id, a.team_id, a.type, a.executions, a.parameters, a.workflow, a.param_text, a.created_at, a.updated_at] as const
 
 /** Inserts agents in one batch: all of them or, when any insert fails, none. */
 export async function insertAgents(db: D1Database, agents: NewAgent[]): Promise<void> {
-  if (agents.length) await db.batch(agents.map((a) => insertStatement(db, a)))
+  if (agents.length) await db.batch(agents.map((a) => db.prepare(`${INSERT_AGENT} WHERE true`).bind(...agentValues(a))))
+}
+
+/**
+ * Inserts one owner's new agents, all or none, unless the owner would then have more than
+ * `maxOwned`. The first insert counts the owner's agents in its own WHERE and the others follow only
+ * that row, in one batch (one transaction), so concurrent creations cannot pass the cap together.
+ * False when refused; a slug the owner already uses still fails the batch on agents_owner_slug.
+ */
+export async function insertOwnAgents(db: D1Database, agents: NewAgent[], maxOwned: number): Promise<boolean> {
+  if (agents.length === 0) return true
+  const [first, ...rest] = agents
+  const results = await db.batch([
+    db.prepare(`${INSERT_AGENT} WHERE (SELECT count(*) FROM agents WHERE owner_account_id = ?7) + ?16 <= ?17`).bind(...agentValues(first), agents.length, maxOwned),
+    ...rest.map((a) => db.prepare(`${INSERT_AGENT} WHERE EXISTS (SELECT 1 FROM agents WHERE id = ?16)`).bind(...agentValues(a), first.id)),
+  ])
+  return results[0].meta.changes > 0
 }
 
 /** Which of `slugs` the account's own agents already use: slug -> agent id. */

@@ -90,42 +90,66 @@ function linkStatements(db: D1Database, accountId: string, type: string, idSql: 
       out.push(db.prepare(sql).bind(accountId, l.to_type, l.to_id, type, id, l.association_type, now, accountId, type, id))
     } else {
       // The new object's id is the counter value bumped earlier in the same batch (a transaction).
+      // Ids are never reused, so an object with that id exists only when this batch inserted it.
+      const created = `EXISTS (SELECT 1 FROM crm_objects o WHERE o.account_id = c.account_id AND o.object_type = ? AND o.id = CAST(c.last_id AS TEXT))`
       out.push(
         db
           .prepare(
             `INSERT INTO crm_associations (account_id, from_type, from_id, to_type, to_id, association_type, created_at)
-             SELECT ?, ?, CAST(last_id AS TEXT), ?, ?, ?, ? FROM crm_counters WHERE account_id = ? ${LINK_UPSERT}`,
+             SELECT ?, ?, CAST(last_id AS TEXT), ?, ?, ?, ? FROM crm_counters c WHERE account_id = ? AND ${created} ${LINK_UPSERT}`,
           )
-          .bind(accountId, type, l.to_type, l.to_id, l.association_type, now, accountId),
+          .bind(accountId, type, l.to_type, l.to_id, l.association_type, now, accountId, type),
       )
       out.push(
         db
           .prepare(
             `INSERT INTO crm_associations (account_id, from_type, from_id, to_type, to_id, association_type, created_at)
-             SELECT ?, ?, ?, ?, CAST(last_id AS TEXT), ?, ? FROM crm_counters WHERE account_id = ? ${LINK_UPSERT}`,
+             SELECT ?, ?, ?, ?, CAST(last_id AS TEXT), ?, ? FROM crm_counters c WHERE account_id = ? AND ${created} ${LINK_UPSERT}`,
           )
-          .bind(accountId, l.to_type, l.to_id, type, l.association_type, now, accountId),
+          .bind(accountId, l.to_type, l.to_id, type, l.association_type, now, accountId, type),
       )
     }
   }
   return out
 }
 
-/** Creates an object with its associations in one transaction; returns the new id. */
-export async function insertCrmObject(db: D1Database, accountId: string, type: string, properties: Record<string, string>, index: CrmIndexColumns, links: CrmLinkRow[], now: number): Promise<string> {
+/** An indexed value no object of the type may have yet for an upsert to create one (by email or domain). */
+export interface CrmUnless {
+  column: 'email' | 'domain'
+  value: string
+}
+
+/**
+ * Creates an object with its associations in one transaction; returns the new id. With `unless`,
+ * nothing is created when an object of the type already has that email or domain (checked in the
+ * insert itself, so concurrent upserts create one object): then the answer is null.
+ */
+export async function insertCrmObject(
+  db: D1Database,
+  accountId: string,
+  type: string,
+  properties: Record<string, string>,
+  index: CrmIndexColumns,
+  links: CrmLinkRow[],
+  now: number,
+  unless: CrmUnless | null = null,
+): Promise<string | null> {
+  const column = unless?.column === 'domain' ? 'domain' : 'email'
   const results = await db.batch([
+    // A refused upsert still takes an id here: ids may skip, and are never reused.
     db.prepare('INSERT INTO crm_counters (account_id, last_id) VALUES (?, 1) ON CONFLICT(account_id) DO UPDATE SET last_id = last_id + 1').bind(accountId),
     db
       .prepare(
         `INSERT INTO crm_objects (account_id, object_type, id, properties, email, domain, created_at, updated_at)
-         SELECT ?, ?, CAST(last_id AS TEXT), ?, ?, ?, ?, ? FROM crm_counters WHERE account_id = ?`,
+         SELECT ?1, ?2, CAST(last_id AS TEXT), ?3, ?4, ?5, ?6, ?6 FROM crm_counters WHERE account_id = ?1
+            AND (?7 IS NULL OR NOT EXISTS (SELECT 1 FROM crm_objects WHERE account_id = ?1 AND object_type = ?2 AND ${column} = ?7))
+         RETURNING id`,
       )
-      .bind(accountId, type, JSON.stringify(properties), index.email ?? null, index.domain ?? null, now, now, accountId),
+      .bind(accountId, type, JSON.stringify(properties), index.email ?? null, index.domain ?? null, now, unless?.value ?? null),
     ...linkStatements(db, accountId, type, 'counter', '', links, now),
-    db.prepare('SELECT CAST(last_id AS TEXT) AS id FROM crm_counters WHERE account_id = ?').bind(accountId),
   ])
-  const last = results[results.length - 1] as D1Result<{ id: string }>
-  return last.results[0].id
+  const inserted = results[1] as D1Result<{ id: string }>
+  return inserted.results[0]?.id ?? null
 }
 
 /**

@@ -97,6 +97,10 @@ export async function updateTokenLimits(db: D1Database, id: string, accountId: s
   return res.meta.changes > 0
 }
 
-export async function touchToken(db: D1Database, id: string, now: number): Promise<void> {
-  await db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?').bind(now, id).run()
+/**
+ * Sets last_used_at unless it was set within `intervalMs`: checked in the update itself, since a
+ * burst of requests all read the old value and would each write.
+ */
+export async function touchToken(db: D1Database, id: string, now: number, intervalMs: number): Promise<void> {
+  await db.prepare('UPDATE api_tokens SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1 - ?3)').bind(now, id, intervalMs).run()
 }
