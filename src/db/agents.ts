@@ -71,7 +71,7 @@ const agentValues = (a: NewAgent) =>
 
 /** Inserts agents in one batch: all of them or, when any insert fails, none. */
 export async function insertAgents(db: D1Database, agents: NewAgent[]): Promise<void> {
-  if (agents.length) await db.batch(agents.map((a) => db.prepare(`${INSERT_AGENT} WHERE true`).bind(...agentValues(a))))
+  if (agents.length) await db.batch(agents.map((a) => db.prepare(INSERT_AGENT).bind(...agentValues(a))))
 }
 
 /**
