@@ -5,7 +5,7 @@ import { parseXRobotsTag } from '../../src/audit/page-checks'
 import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fetch-page'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
-import { describeRobots } from '../../src/providers/web/robots'
+import { describeRobots, validateRobots } from '../../src/providers/web/robots'
 import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
 
@@ -218,5 +218,34 @@ describe('header parsing in linear time', () => {
   it('returns on long hostile header values that the old patterns took seconds over', () => {
     expect(parseLinkHeader('<'.repeat(100_000), 'https://a.test/')).toEqual([])
     expect([...parseXRobotsTag(`googlebot:${' '.repeat(100_000)}\nx\ny`)]).toHaveLength(1)
+  })
+})
+
+describe('robots.txt comments in linear time', () => {
+  const line = fc
+    .array(fc.constantFrom('User-agent: *', 'Disallow: /a', 'Allow: /', 'Sitemap: https://a.test/s.xml', 'Crawl-delay: 5', 'junk', ' ', '#', '# note', '##', 'x'), { maxLength: 4 })
+    .map((p) => p.join(''))
+  const robots = fc.array(line, { maxLength: 8 }).map((lines) => lines.join('\n'))
+
+  it('drops comments as before, where no line holds a U+2028 or U+2029', () => {
+    const before = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => l.replace(/#.*$/, ''))
+        .join('\n')
+    fc.assert(
+      fc.property(robots, (text) => {
+        expect(validateRobots(text)).toEqual(validateRobots(before(text)))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('ends a comment at the end of the line even past a U+2028, which the old `.` stopped at', () => {
+    expect(validateRobots('Disallow /a # x\u2028y')).toEqual(validateRobots('Disallow /a'))
+  })
+
+  it('returns on a long hostile comment', () => {
+    expect(validateRobots(`${'#'.repeat(100_000)}\u2028`)).toEqual([])
   })
 })
