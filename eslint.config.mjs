@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js'
+import regexp from 'eslint-plugin-regexp'
 import tseslint from 'typescript-eslint'
 
 /**
@@ -34,6 +35,14 @@ const noSql = [
   { selector: "CallExpression[callee.property.name='prepare']", message: sqlMessage },
 ]
 
+/**
+ * Where src/ runs regexes on text an attacker writes: fetched pages, their headers, robots.txt,
+ * sitemaps and feeds (crawler, audit, research, SEO), provider payloads, and callers' own input
+ * (actions, CRM). A regex that rescans a run once per start position is quadratic there, not only
+ * one that backtracks (see the ReDoS block below).
+ */
+const UNTRUSTED_TEXT = ['src/actions/**/*.ts', 'src/audit/**/*.ts', 'src/crawler/**/*.ts', 'src/crm/**/*.ts', 'src/providers/**/*.ts', 'src/research/**/*.ts', 'src/seo/**/*.ts', 'src/lib/text.ts']
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.wrangler/**', 'worker-configuration.d.ts', 'test/fixtures/**', 'scripts/**'] },
   js.configs.recommended,
@@ -63,5 +72,40 @@ export default tseslint.config(
   {
     files: GUARDED_CLIENT,
     rules: { 'no-restricted-syntax': ['error', ...noSql] },
+  },
+  {
+    // ReDoS: a regex that backtracks super-linearly can spend a request's whole CPU limit on one
+    // crafted string. The backtracking rules, and those for patterns that are plainly wrong (dead or
+    // ambiguous alternatives, groups and assertions that cannot matter); not the plugin's style rules
+    // (flag order, class order, named groups, `u` everywhere), which would rewrite hundreds of working
+    // patterns for no safety gain. The lint cannot read a pattern built from a variable at run time
+    // (research/tech.ts, the feed reader in research/site.ts): those are kept linear by hand. Not in
+    // test/, whose patterns read the project's own fixtures and keep old patterns as oracles.
+    files: ['src/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-dupe-disjunctions': 'error',
+      'regexp/no-misleading-capturing-group': 'error',
+      'regexp/no-lazy-ends': 'error',
+      'regexp/no-optional-assertion': 'error',
+      'regexp/no-contradiction-with-assertion': 'error',
+      'regexp/no-potentially-useless-backreference': 'error',
+      'regexp/no-useless-backreference': 'error',
+      'regexp/no-empty-capturing-group': 'error',
+      'regexp/no-empty-group': 'error',
+      'regexp/no-empty-lookarounds-assertion': 'error',
+      'regexp/no-zero-quantifier': 'error',
+      'regexp/no-useless-dollar-replacements': 'error',
+      'regexp/no-missing-g-flag': 'error',
+    },
+  },
+  {
+    // An unanchored `x+$` or `<[^>]*>` starts over at every "x" or "<" and scans the rest, so a long
+    // run of them costs the square of its length. Real only where the run comes from outside; a base
+    // URL from settings is not attacker text, but the same linear form costs nothing there.
+    files: UNTRUSTED_TEXT,
+    plugins: { regexp },
+    rules: { 'regexp/no-super-linear-move': 'error' },
   },
 )

@@ -22,6 +22,12 @@ const sqlTemplate = 'export const q = (t: string) => `UPDATE ${t} SET name = ?`\
 const prepare = "export const q = (db: D1Database) => db.prepare('x')\n"
 const prose = "export const m = 'Select one agent from the list, then update its name'\nexport const n = (x: string) => `Update ${x} from the settings`\n"
 
+// An address check whose domain part splits a run of dots every way, and a trailing trim that
+// rescans a run of dots from each of them: both cost seconds on a 100,000-character string.
+const backtracking = 'export const isEmail = (s: string) => /^[^@]+@[^@]+\\.[^@]+$/.test(s)\n'
+const rescanning = "export const bareHost = (s: string) => s.replace(/\\.+$/, '')\n"
+const linear = "export const bareHost = (s: string) => s.replace(/(?<!\\.)\\.+$/, '')\n"
+
 describe('the design rules in the lint', () => {
   it('refuses the global fetch outside the guarded client', async () => {
     expect(await rulesAt('src/actions/probe/index.ts', globalFetch)).toEqual(['no-restricted-globals'])
@@ -45,5 +51,16 @@ describe('the design rules in the lint', () => {
   it('allows SQL in src/db/ and both in tests', async () => {
     expect(await rulesAt('src/db/probe.ts', sqlText + prepare)).toEqual([])
     expect(await rulesAt('test/probe.test.ts', globalFetch + sqlText.replace('q =', 'q2 ='))).toEqual([])
+  })
+
+  it('refuses a regex in src/ that backtracks super-linearly (ReDoS), and one that rescans a run where it reads outside text', async () => {
+    expect(await rulesAt('src/agents/probe.ts', backtracking)).toEqual(['regexp/no-super-linear-backtracking'])
+    expect(await rulesAt('src/crawler/probe.ts', backtracking)).toEqual(['regexp/no-super-linear-backtracking'])
+    expect(await rulesAt('src/crawler/probe.ts', rescanning)).toEqual(['regexp/no-super-linear-move'])
+    expect(await rulesAt('src/providers/web/probe.ts', rescanning)).toEqual(['regexp/no-super-linear-move'])
+    expect(await rulesAt('src/crawler/probe.ts', linear)).toEqual([])
+    // Route tables and settings are the project's own text: a rescan there is not an attack.
+    expect(await rulesAt('src/http/probe.ts', rescanning)).toEqual([])
+    expect(await rulesAt('test/probe.test.ts', backtracking + rescanning)).toEqual([])
   })
 })

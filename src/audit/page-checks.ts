@@ -29,7 +29,9 @@ export function parseXRobotsTag(value: string): Map<string, string[]> {
   let agent = '*'
   for (const raw of value.split(',')) {
     let part = raw.trim()
-    const m = /^([a-z0-9_-]+)\s*:\s*(.*)$/i.exec(part)
+    // The value starts at a non-space, so the spaces before it have one owner and a value with a line
+    // break fails at once (as `\s*(.*)$` did, after trying each split of the spaces).
+    const m = /^([a-z0-9_-]+)\s*:\s*((?:\S.*)?)$/i.exec(part)
     if (m && m[1].toLowerCase() !== 'unavailable_after') {
       agent = m[1].toLowerCase()
       part = m[2].trim()

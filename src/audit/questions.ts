@@ -179,7 +179,9 @@ const GRAMMARS: Record<string, Grammar> = {
 
 /** Japanese and Korean sentence-final question endings ("…ですか", "…ますか", "…까", "…나요"). */
 const CJK_QUESTION_END = /(?:か|かな|の)[。]?$|(?:까|나요|가요|니|죠)[.]?$/u
-const QUESTION_MARK = /[?？؟]\s*[)"'”’»」』]?\s*$/u
+// The closing quote brings its own trailing spaces: two optional runs of spaces side by side would be
+// split every way before a heading that goes on after the "?".
+const QUESTION_MARK = /[?？؟]\s*(?:[)"'”’»」』]\s*)?$/u
 
 function normalize(text: string): string {
   return text

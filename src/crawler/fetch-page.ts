@@ -37,7 +37,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308])
 export function parseLinkHeader(value: string | null, base: string): LinkHeader[] {
   if (!value) return []
   const out: LinkHeader[] = []
-  const re = /<([^>]*)>((?:\s*;\s*[^;,]+(?:=(?:"[^"]*"|[^;,]*))?)*)/g
+  // Linear on a hostile header: a URL ends at the next "<" as well (RFC 8288 has none inside one),
+  // so a run of "<" is not rescanned from each of them; and the parameters are read as before,
+  // each up to the next ";" or "," (a quoted "," or ";" ends it there too), without the ambiguous
+  // split of `name=value` that could backtrack exponentially.
+  const re = /<([^<>]*)>((?:\s*;[^;,]+(?:;[^;,]+)*)?)/g
   for (const m of value.matchAll(re)) {
     const params = new Map<string, string>()
     for (const p of m[2].matchAll(/;\s*([^=;,\s]+)\s*(?:=\s*("([^"]*)"|[^;,]*))?/g)) params.set(p[1].toLowerCase(), (p[3] ?? p[2] ?? '').trim())

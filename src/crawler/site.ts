@@ -21,7 +21,17 @@ export interface SiteInfo {
 const MAX_SITEMAP_FILES = 25
 const MAX_SITEMAP_URLS = 5000
 const MAX_SITEMAP_BYTES = 10 * 1024 * 1024
-const POST_SITEMAP = /(post|blog|article|news)[^/]*\.xml(\.gz)?$/i
+
+/**
+ * Whether a sitemap's file name names posts ("post-sitemap.xml", "news_1.xml.gz"): a word before
+ * the ".xml" ending, in the last path segment. What `/(post|blog|article|news)[^/]*\.xml(\.gz)?$/i`
+ * says, read in two linear steps: that pattern scanned the rest of the segment from each word in it.
+ */
+export function isPostSitemap(url: string): boolean {
+  const name = url.slice(url.lastIndexOf('/') + 1)
+  const ending = /\.xml(?:\.gz)?$/i.exec(name)
+  return ending !== null && /post|blog|article|news/i.test(name.slice(0, ending.index))
+}
 
 /** Fetches a small text resource; status null when it could not be reached. */
 async function fetchText(fetcher: GuardedFetch, url: string, maxBytes: number): Promise<{ status: number | null; text: string; contentType: string; bytes: Uint8Array }> {
@@ -69,6 +79,7 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
       }
     }
     const parsed = parseSitemap(xml)
+    const postSitemap = isPostSitemap(url)
     if (parsed.kind === 'invalid') errors.push({ url, message: parsed.error ?? 'invalid sitemap' })
     for (const child of parsed.sitemaps) {
       const n = normalizeUrl(child, url)
@@ -79,7 +90,7 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
       if (!n || !sameSite({ site }, n) || urls.length >= MAX_SITEMAP_URLS) continue
       urls.push(n)
       if (entry.lastmod) lastmod[n] = entry.lastmod
-      if (POST_SITEMAP.test(url)) postUrls.push(n)
+      if (postSitemap) postUrls.push(n)
     }
   }
   return { fetched, errors, urls, postUrls, lastmod }

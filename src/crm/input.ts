@@ -8,7 +8,8 @@ const SINGULAR: Record<string, ObjectType> = Object.fromEntries(OBJECT_TYPES.map
 /** HubSpot property internal names: a letter or underscore, then letters, digits, "_" or "-". */
 const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/
 const CRM_ID = /^\d{1,20}$/
-const EMAIL = /^[^\s@"<>,;]{1,64}@[^\s@"<>,;]+\.[^\s@"<>,;]+$/
+// The domain splits at its first "." after the first character, so a run of dots is not tried at every split.
+const EMAIL = /^[^\s@"<>,;]{1,64}@[^\s@"<>,;][^\s@"<>,;.]*\.[^\s@"<>,;]+$/
 export const MAX_PROPERTIES = 250
 export const MAX_VALUE_CHARS = 65_536
 export const MAX_ASSOCIATIONS = 100

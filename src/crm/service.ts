@@ -22,7 +22,7 @@ export function hubspotBase(env: Env): string {
     throw new NotConfiguredError('HUBSPOT_API_BASE', 'HUBSPOT_API_BASE is not a valid URL')
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NotConfiguredError('HUBSPOT_API_BASE', 'HUBSPOT_API_BASE must be an http(s) URL')
-  return url.toString().replace(/\/+$/, '')
+  return url.toString().replace(/(?<!\/)\/+$/, '')
 }
 
 /** Is the built-in CRM on (CRM_BUILTIN_ENABLED, default true)? */

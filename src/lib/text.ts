@@ -56,8 +56,10 @@ export function stem(word: string): string {
 
 /** Content words of a text with their stems: no stopwords, numbers or short tokens. */
 export function termPairs(text: string): { stem: string; word: string }[] {
+  // A page may write one "word" of thousands of quotes ("a'''…b"): the lookbehind starts the
+  // trailing run once, where a bare `['’]+$` started again from each quote in it.
   return words(text)
-    .map((w) => w.replace(/['’]s$/, '').replace(/['’]+$/, ''))
+    .map((w) => w.replace(/['’]s$/, '').replace(/(?<!['’])['’]+$/, ''))
     .filter((w) => w.length > 2 && !STOPWORDS.has(w) && !/^\d+$/.test(w))
     .map((word) => ({ stem: stem(word), word }))
 }
@@ -106,7 +108,8 @@ export function slugWords(url: string): string {
 
 /** A word as the phrase functions compare it: lower-cased, possessive and trailing quotes dropped. */
 function bare(word: string): string {
-  return word.replace(/['’]s$/, '').replace(/['’]+$/, '')
+  // Linear on a run of quotes, as in termPairs.
+  return word.replace(/['’]s$/, '').replace(/(?<!['’])['’]+$/, '')
 }
 
 function isContentWord(word: string): boolean {

@@ -32,7 +32,7 @@ export function normalizeDomain(raw: string): string {
   } catch {
     throw invalid('is not a valid domain name')
   }
-  host = host.toLowerCase().replace(/\.+$/, '')
+  host = host.toLowerCase().replace(/(?<!\.)\.+$/, '')
   if (/^[\d.]+$/.test(host) || host.includes(':')) throw invalid('must be a domain name, not an IP address')
   if (host.startsWith('www.')) host = host.slice(4)
   const labels = host.split('.')
@@ -53,7 +53,7 @@ export function hostMatches(url: string, domain: string): boolean {
   try {
     const host = new URL(url).hostname
       .toLowerCase()
-      .replace(/\.+$/, '')
+      .replace(/(?<!\.)\.+$/, '')
       .replace(/^www\./, '')
     return host === domain || host.endsWith(`.${domain}`)
   } catch {

@@ -124,26 +124,59 @@ export function feed(inputs: ResearchInputs): Promise<{ url: string; items: Feed
   })
 }
 
-const decode = (s: string) =>
-  s
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
+// A feed is text the site writes, up to PAGE_BYTES. A lazy `<x>([\s\S]*?)</x>` scans to the end of
+// the text from every opening that never closes, so a feed of openings alone cost the square of its
+// size: each reader below stops where no closing tag is left, and ends a tag's attributes at the next
+// "<" as well as at ">" (XML has no raw "<" inside a tag).
+
+function decode(s: string): string {
+  const last = s.lastIndexOf(']]>')
+  const end = last + ']]>'.length
+  const cdata = last < 0 ? s : s.slice(0, end).replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1') + s.slice(end)
+  return cdata
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&')
     .trim()
+}
 
 function tag(block: string, name: string): string | null {
-  const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`, 'i').exec(block)
+  let end = -1
+  const closing = new RegExp(`</${name}>`, 'gi')
+  while (closing.exec(block)) end = closing.lastIndex
+  if (end < 0) return null
+  const m = new RegExp(`<${name}(?:\\s[^<>]*)?>([\\s\\S]*?)</${name}>`, 'i').exec(block.slice(0, end))
   return m ? decode(m[1]) : null
+}
+
+/** The first `max` items (`<item>` or `<entry>` elements, each to its first closing tag), in one pass. */
+function feedBlocks(xml: string, max: number): string[] {
+  const blocks: string[] = []
+  const closing = { item: /<\/item>/gi, entry: /<\/entry>/gi }
+  // Once an opening finds no closing tag after it, no later opening of that name will.
+  const unclosed = new Set<string>()
+  const opening = /<(item|entry)[\s>]/gi
+  for (let m = opening.exec(xml); m && blocks.length < max; m = opening.exec(xml)) {
+    const name = m[1].toLowerCase() as keyof typeof closing
+    if (unclosed.has(name)) continue
+    const close = closing[name]
+    close.lastIndex = opening.lastIndex
+    if (!close.exec(xml)) {
+      unclosed.add(name)
+      continue
+    }
+    blocks.push(xml.slice(m.index, close.lastIndex))
+    opening.lastIndex = close.lastIndex
+  }
+  return blocks
 }
 
 /** Items of an RSS 2.0 or Atom document. */
 export function parseFeed(xml: string): FeedItem[] {
-  const blocks = xml.match(/<(item|entry)[\s>][\s\S]*?<\/\1>/gi) ?? []
-  return blocks.slice(0, 50).map((b) => {
-    const atomLink = /<link[^>]*href="([^"]+)"/i.exec(b)?.[1] ?? null
+  return feedBlocks(xml, 50).map((b) => {
+    const atomLink = /<link[^<>]*href="([^"<]+)"/i.exec(b)?.[1] ?? null
     const raw = tag(b, 'pubDate') ?? tag(b, 'published') ?? tag(b, 'updated') ?? tag(b, 'dc:date')
     const time = raw ? Date.parse(raw) : NaN
     return { title: tag(b, 'title') ?? '', url: tag(b, 'link') || atomLink, date: Number.isFinite(time) ? new Date(time).toISOString() : null }

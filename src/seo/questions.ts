@@ -35,7 +35,7 @@ const TEMPLATES: { kind: string; text: (t: string, year: number) => string; deep
 
 /** Deterministic questions from the topic: what/how/best/cost/vs for standard, broader ones added for deep. */
 export function templateQuestions(topic: string, depth: Depth, year = new Date().getUTCFullYear()): ResearchQuestion[] {
-  const t = topic.trim().replace(/[?.!]+$/, '')
+  const t = topic.trim().replace(/(?<![?.!])[?.!]+$/, '')
   const pool = TEMPLATES.filter((x) => depth === 'deep' || !x.deep)
   return pool.slice(0, QUESTION_COUNT[depth]).map((x) => ({ kind: x.kind, question: x.text(t, year) }))
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { findCannibalization } from '../../src/audit/cannibalization'
 import type { CrawledPage } from '../../src/audit/site-checks'
 import type { PageRecord } from '../../src/crawler/fetch-page'
-import { countPhrases, phrasesOf, words } from '../../src/lib/text'
+import { countPhrases, phrasesOf, termPairs, words } from '../../src/lib/text'
 import { extractHtmlText } from '../../src/providers/web/html'
 
 const URL_ = 'https://brightdesk.test/page'
@@ -145,5 +145,37 @@ describe('keyphrases come from the page', () => {
       { numRuns: 300 },
     )
     expect(reported).toBeGreaterThan(40)
+  })
+})
+
+describe('words with quotes in linear time', () => {
+  // The trims as they were before they started the trailing run only once.
+  const trimBefore = (w: string) => w.replace(/['’]s$/, '').replace(/['’]+$/, '')
+  const word = (letters: string) => fc.tuple(fc.constantFrom(...'xqz'), fc.string({ unit: fc.constantFrom(...letters), maxLength: 8 })).map(([a, b]) => a + b)
+
+  it('drops possessives and trailing quotes as before', () => {
+    fc.assert(
+      fc.property(fc.array(word("xqzs'’"), { maxLength: 8 }), (ws) => {
+        const text = ws.join(' ')
+        const before = words(text)
+          .map(trimBefore)
+          .filter((w) => w.length > 2)
+        expect(termPairs(text).map((t) => t.word)).toEqual(before)
+      }),
+      { numRuns: 1000 },
+    )
+    // phrasesOf trims each word once: text whose words the old trims already cut reads the same.
+    fc.assert(
+      fc.property(fc.array(word("xqz'’"), { maxLength: 8 }), (ws) => {
+        expect(phrasesOf(ws.join(' '))).toEqual(phrasesOf(ws.map(trimBefore).join(' ')))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('returns on a long hostile word of quotes', () => {
+    const text = `a${"'".repeat(100_000)}b`
+    expect(termPairs(text)).toHaveLength(1)
+    expect(phrasesOf(`${text} ${text}`).size).toBe(1)
   })
 })

@@ -170,3 +170,22 @@ describe('question headings', () => {
     expect(pageQuestions(facts).map((q) => q.text)).toEqual(['Why write a blog?'])
   })
 })
+
+describe('question marks in linear time', () => {
+  it('reads a heading that ends in a question mark as before, whatever follows the mark', () => {
+    const before = /[?？؟]\s*[)"'”’»」』]?\s*$/u
+    const tail = fc.string({ unit: fc.constantFrom('?', '？', '؟', ' ', '\t', '\u3000', ')', '"', '”', '」', '.', '!', 'x', '1'), maxLength: 12 })
+    fc.assert(
+      fc.property(tail, (t) => {
+        // "Pricing plans" is a statement in every grammar, so only the mark can make it a question.
+        const text = `Pricing plans${t}`
+        expect(headingKind(text, 'en')).toBe(before.test(text.trim()) ? 'question' : 'statement')
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('returns on a long hostile heading', () => {
+    expect(headingKind(`Pricing?${' '.repeat(100_000)}x`, 'en')).toBe('statement')
+  })
+})

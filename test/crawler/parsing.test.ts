@@ -1,10 +1,11 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isValidHreflang } from '../../src/audit/langs'
 import { parseXRobotsTag } from '../../src/audit/page-checks'
 import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fetch-page'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
-import { describeRobots } from '../../src/providers/web/robots'
+import { describeRobots, validateRobots } from '../../src/providers/web/robots'
 import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
 
@@ -129,5 +130,122 @@ describe('page fetching limits', () => {
       'https://a.test/old',
     )
     expect(moved).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.test/new' })
+  })
+})
+
+/** parseLinkHeader as it was before its pattern was made linear: the oracle for ordinary headers. */
+function linkHeaderBefore(value: string, base: string) {
+  return [...value.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+(?:=(?:"[^"]*"|[^;,]*))?)*)/g)].map((m) => {
+    const params = new Map<string, string>()
+    for (const p of m[2].matchAll(/;\s*([^=;,\s]+)\s*(?:=\s*("([^"]*)"|[^;,]*))?/g)) params.set(p[1].toLowerCase(), (p[3] ?? p[2] ?? '').trim())
+    let url = m[1].trim()
+    try {
+      url = new URL(url, base).toString()
+    } catch {
+      // kept raw, as the function does
+    }
+    return { url, rel: (params.get('rel') ?? '').toLowerCase(), hreflang: params.has('hreflang') ? (params.get('hreflang') ?? '') : null }
+  })
+}
+
+/** parseXRobotsTag as it was before its pattern was made linear. */
+function xRobotsTagBefore(value: string): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  let agent = '*'
+  for (const raw of value.split(',')) {
+    let part = raw.trim()
+    const m = /^([a-z0-9_-]+)\s*:\s*(.*)$/i.exec(part)
+    if (m && m[1].toLowerCase() !== 'unavailable_after') {
+      agent = m[1].toLowerCase()
+      part = m[2].trim()
+    }
+    if (!part) continue
+    if (!out.has(agent)) out.set(agent, [])
+    out.get(agent)!.push(part)
+  }
+  return out
+}
+
+describe('header parsing in linear time', () => {
+  const linkEntry = fc
+    .tuple(
+      fc.constantFrom('https://a.test/', '/de', 'page?x=1', '', ' https://a.test/x ', 'http://[bad', 'mailto:a@b.test'),
+      fc.array(
+        fc.constantFrom(
+          '; rel="canonical"',
+          ';rel=alternate',
+          '; hreflang=de',
+          '; hreflang="en-US"',
+          ' ; rel=next',
+          '; title="a, b"',
+          '; title="x;y"',
+          ';',
+          '; ',
+          '; a',
+          '; =x',
+          ' ;  rel = "x" ',
+          ' ',
+        ),
+        { maxLength: 5 },
+      ),
+    )
+    .map(([url, params]) => `<${url}>${params.join('')}`)
+  const linkValue = fc.array(fc.oneof(linkEntry, fc.constantFrom('junk', ' ', ';', '>')), { maxLength: 5 }).chain((entries) => fc.constantFrom(', ', ',', ' , ').map((sep) => entries.join(sep)))
+
+  it('reads ordinary Link headers as the backtracking pattern did', () => {
+    fc.assert(
+      fc.property(linkValue, (value) => {
+        expect(parseLinkHeader(value, 'https://a.test/page')).toEqual(linkHeaderBefore(value, 'https://a.test/page'))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('reads a URL that holds "<" from its last "<" on, as RFC 8288 has no "<" inside one', () => {
+    expect(parseLinkHeader('<a<https://a.test/x>; rel=canonical', 'https://a.test/')).toEqual([{ url: 'https://a.test/x', rel: 'canonical', hreflang: null }])
+  })
+
+  it('reads any X-Robots-Tag value as the backtracking pattern did', () => {
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom(...'ab_-: ,\n\t\u2028x'), maxLength: 40 }), fc.string({ maxLength: 40 }))
+    fc.assert(
+      fc.property(text, (value) => {
+        expect([...parseXRobotsTag(value)]).toEqual([...xRobotsTagBefore(value)])
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('returns on long hostile header values that the old patterns took seconds over', () => {
+    expect(parseLinkHeader('<'.repeat(100_000), 'https://a.test/')).toEqual([])
+    expect([...parseXRobotsTag(`googlebot:${' '.repeat(100_000)}\nx\ny`)]).toHaveLength(1)
+  })
+})
+
+describe('robots.txt comments in linear time', () => {
+  const line = fc
+    .array(fc.constantFrom('User-agent: *', 'Disallow: /a', 'Allow: /', 'Sitemap: https://a.test/s.xml', 'Crawl-delay: 5', 'junk', ' ', '#', '# note', '##', 'x'), { maxLength: 4 })
+    .map((p) => p.join(''))
+  const robots = fc.array(line, { maxLength: 8 }).map((lines) => lines.join('\n'))
+
+  it('drops comments as before, where no line holds a U+2028 or U+2029', () => {
+    const before = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => l.replace(/#.*$/, ''))
+        .join('\n')
+    fc.assert(
+      fc.property(robots, (text) => {
+        expect(validateRobots(text)).toEqual(validateRobots(before(text)))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('ends a comment at the end of the line even past a U+2028, which the old `.` stopped at', () => {
+    expect(validateRobots('Disallow /a # x\u2028y')).toEqual(validateRobots('Disallow /a'))
+  })
+
+  it('returns on a long hostile comment', () => {
+    expect(validateRobots(`${'#'.repeat(100_000)}\u2028`)).toEqual([])
   })
 })

@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { discoverSite } from '../../src/crawler/site'
+import { discoverSite, isPostSitemap } from '../../src/crawler/site'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
 
@@ -58,5 +59,24 @@ describe('site discovery', () => {
   it('fails clearly when robots.txt disallows every start page for our crawler', async () => {
     const files = { '/robots.txt': [200, 'text/plain', 'User-agent: AgentActionAPI\nDisallow: /'] as [number, string, string], '/': HOME }
     await expect(discoverSite(siteFetch(files), ORIGIN, 'full_site', undefined, 100)).rejects.toThrow('robots.txt of https://shop.example.org disallows every starting page')
+  })
+})
+
+describe('post sitemaps', () => {
+  it('names the same sitemaps as the pattern it replaces, for any URL', () => {
+    const before = /(post|blog|article|news)[^/]*\.xml(\.gz)?$/i
+    const url = fc
+      .array(fc.constantFrom('https://a.test', '/', 'post', 'Blog', 'article', 'NEWS', 'news', '-', 'sitemap', '.xml', '.XML', '.gz', '.', 'x', '?', 'ml'), { maxLength: 10 })
+      .map((p) => p.join(''))
+    fc.assert(
+      fc.property(fc.oneof(url, fc.string({ maxLength: 30 })), (u) => {
+        expect(isPostSitemap(u)).toBe(before.test(u))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('returns on a long hostile sitemap URL', () => {
+    expect(isPostSitemap(`https://a.test/${'post'.repeat(25_000)}`)).toBe(false)
   })
 })

@@ -73,3 +73,23 @@ describe('reading a lookup object_id by its shape', () => {
     )
   })
 })
+
+describe('email addresses in linear time', () => {
+  it('accepts the addresses the backtracking pattern accepted, and no others', () => {
+    const before = (text: string) => {
+      const e = text.trim().toLowerCase()
+      return /^[^\s@"<>,;]{1,64}@[^\s@"<>,;]+\.[^\s@"<>,;]+$/.test(e) && e.length <= 254 ? e : null
+    }
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom(...'ab@.-_ "<;'), maxLength: 20 }), fc.emailAddress(), fc.string({ maxLength: 20 }))
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(normalizeEmail(t)).toBe(before(t))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('returns on a long hostile address', () => {
+    expect(normalizeEmail(`a@${'.'.repeat(100_000)}"`)).toBeNull()
+  })
+})

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { formatSubject, parseSelectedMeeting } from '../../src/actions/meeting_prep_subject/parse'
+import { cleanTitle, formatSubject, parseSelectedMeeting } from '../../src/actions/meeting_prep_subject/parse'
+import * as before from '../fixtures/before-redos/meeting-parse'
 import { action, newCaller } from '../helpers'
 
 const NAME = 'meeting_prep_generate_subject_line'
@@ -122,5 +123,53 @@ describe('meeting_prep_generate_subject_line', () => {
     expect(empty.body.details.map((d: { path: string }) => d.path)).toEqual(['/meeting_title', '/selected_meeting'])
     const blank = await action(NAME, { meeting_title: '  ', selected_meeting: '' }, token)
     expect(blank.status).toBe(400)
+  })
+})
+
+/** Pieces of ordinary selections: titles, dates and times in the shapes the parser reads, separators. */
+const piece = fc.oneof(
+  fc.constantFrom('Acme sync', 'Board meeting', 'Q3 planning', 'Weekly 1:1', 'Coffee with May Chen', 'Globex QBR', 'Sunday brunch', 'Ops @ HQ', 'Kickoff (remote)'),
+  fc.constantFrom('March 5, 2024', 'Mar 5', 'Tuesday, March 5, 2024', 'Tue Mar 5, 2024', 'Wed. 6th Mar', '5 March 2024', 'Fri 13 Sep 2024', '3/5/2024', '3/5', '12/31/24'),
+  fc.constantFrom('2024-03-05', '2024-03-05T14:00:00Z', '2024-03-05 14:00 - 15:00', '2026-03-10T09:30:00-05:00', '2024-02-31'),
+  fc.constantFrom(' at 2:00 PM', ', 2pm', ' 14:00', ' 2pm - 3pm', ' from 9:30 am to 10 am', ' @ 3pm', ' 2:00 PM PST', ' 2pm (PST)', ' 14:23 UTC+01:00', ' 9 a.m. GMT', ' at  2pm', ',  14:00 CET'),
+  fc.constantFrom(' - ', ' — ', ' | ', ': ', ' (', ') ', ' on ', ' at ', ' ', '  ', '\t', '\n', ' ()', ' ( - ) ', ' (john@example.com)', ' (a@b@c.d) ', ' --- '),
+)
+const ordinary = fc.array(piece, { maxLength: 8 }).map((p) => p.join(''))
+const selection = fc.oneof(
+  ordinary,
+  fc.tuple(fc.constantFrom('Invitation: ', 'Updated invitation: ', 'New Invitation : ', 'invitation:'), ordinary, fc.constantFrom(' @ ', '  @  ', ' @'), ordinary).map((p) => p.join('')),
+  fc.tuple(ordinary, fc.oneof(ordinary, fc.constantFrom('2024-03-05', '2024-03-05T14:00:00Z'))).map(([title, when]) => JSON.stringify({ summary: title, start: { dateTime: when } })),
+  fc.tuple(ordinary, ordinary).map(([title, when]) => JSON.stringify({ title, start: when })),
+)
+
+describe('subject line parsing in linear time', () => {
+  it('reads ordinary selections as the backtracking patterns did', () => {
+    fc.assert(
+      fc.property(selection, (text) => {
+        expect(parseSelectedMeeting(text)).toEqual(before.parseSelectedMeeting(text))
+        expect(cleanTitle(text)).toBe(before.cleanTitle(text))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('reads a word of more than nine letters as no weekday, where the old pattern read any "mon…" word as Monday', () => {
+    expect(before.parseSelectedMeeting('Monitoring March 5').weekday).toBe('Mon')
+    expect(parseSelectedMeeting('Monitoring March 5')).toMatchObject({ weekday: null, month: 3, day: 5 })
+  })
+
+  it('returns on long hostile selections that the old patterns took minutes over', () => {
+    const n = 100_000
+    const hostile = [
+      JSON.stringify({ summary: 'a', start: `2024-03-05${' '.repeat(n)}x` }), // the time after the date
+      'mon'.repeat(n / 3), // a weekday word
+      `x (${'a@'.repeat(n / 2)}`, // an organiser address
+      `x ${'-'.repeat(n)}x`, // separators at the end
+      `Invitation: ${'a @ '.repeat(n / 4)}`,
+    ]
+    for (const text of hostile) {
+      expect(parseSelectedMeeting(text).title.length).toBeGreaterThan(0)
+      expect(typeof cleanTitle(text)).toBe('string')
+    }
   })
 })

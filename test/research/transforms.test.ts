@@ -4,8 +4,8 @@ import { recordsOf } from '../../src/providers/dns/transform'
 import { annualFigures, cikForTicker } from '../../src/providers/edgar/transform'
 import { articlesOf, seenDate } from '../../src/providers/gdelt/transform'
 import { findBoards, fromAshby, fromLever } from '../../src/providers/jobs/transform'
-import { dateValue, latestQuantity, tickers, websiteQuery, type WikidataEntity } from '../../src/providers/wikidata/transform'
-import { normalizeDomain } from '../../src/research/domain'
+import { dateValue, hostOf, latestQuantity, tickers, websiteQuery, type WikidataEntity } from '../../src/providers/wikidata/transform'
+import { hostMatches, normalizeDomain } from '../../src/research/domain'
 import { parseFeed } from '../../src/research/site'
 import { detectTechnologies, FINGERPRINT_COUNT } from '../../src/research/tech'
 import { timelineSvg } from '../../src/research/timeline'
@@ -100,5 +100,134 @@ describe('provider transforms', () => {
     const svg = timelineSvg('A<b>', [{ date: '2020', label: '<script>alert(1)</script>', kind: 'news', source: 'https://a.example' }])
     expect(svg).not.toContain('<script>')
     expect(svg).toContain('&lt;script&gt;')
+  })
+})
+
+/** parseFeed as it was before its patterns were made linear: the oracle for ordinary feeds. */
+function feedBefore(xml: string) {
+  const decode = (s: string) =>
+    s
+      .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&')
+      .trim()
+  const tag = (block: string, name: string) => {
+    const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`, 'i').exec(block)
+    return m ? decode(m[1]) : null
+  }
+  const blocks = xml.match(/<(item|entry)[\s>][\s\S]*?<\/\1>/gi) ?? []
+  return blocks.slice(0, 50).map((b) => {
+    const atomLink = /<link[^>]*href="([^"]+)"/i.exec(b)?.[1] ?? null
+    const raw = tag(b, 'pubDate') ?? tag(b, 'published') ?? tag(b, 'updated') ?? tag(b, 'dc:date')
+    const time = raw ? Date.parse(raw) : NaN
+    return { title: tag(b, 'title') ?? '', url: tag(b, 'link') || atomLink, date: Number.isFinite(time) ? new Date(time).toISOString() : null }
+  })
+}
+
+describe('feeds, hosts and records in linear time', () => {
+  // Whole tags and text, as a feed writes them: "<" only ever opens a tag.
+  const token = fc.constantFrom(
+    '<item>',
+    '</item>',
+    '<ITEM>',
+    '<entry>',
+    '</entry>',
+    '<item\n>',
+    '<entry xml:lang="en">',
+    '<title>',
+    '</title>',
+    '<title type="html">',
+    '<link>',
+    '</link>',
+    '<link href="https://a.test/1"/>',
+    '<link rel="alternate" href="https://a.test/2">',
+    '<pubDate>',
+    '</pubDate>',
+    '<updated>',
+    '</updated>',
+    '<dc:date>',
+    '</dc:date>',
+    '<![CDATA[',
+    ']]>',
+    'Hello',
+    ' &amp; ',
+    '&lt;b&gt;',
+    'https://a.test/3',
+    'Tue, 05 Mar 2024 14:00:00 GMT',
+    '2026-01-02T03:04:05Z',
+    ' ',
+    '\n',
+    'x>',
+  )
+  const feed = fc.array(token, { maxLength: 25 }).map((t) => t.join(''))
+
+  it('reads ordinary feeds as the backtracking patterns did', () => {
+    fc.assert(
+      fc.property(feed, (xml) => {
+        expect(parseFeed(xml)).toEqual(feedBefore(xml))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('returns on feeds of unclosed tags that the old patterns took minutes over at the 3 MiB cap', () => {
+    const n = 100_000
+    for (const xml of ['<item>'.repeat(n / 6), `<item>${'<link'.repeat(n / 5)}</item>`, `<item>${'<title>'.repeat(n / 7)}</item>`, `<item><title>${'<![CDATA['.repeat(n / 9)}</title></item>`]) {
+      expect(parseFeed(xml).length).toBeLessThanOrEqual(1)
+    }
+  })
+
+  it('matches hosts and names Wikidata sites as before', () => {
+    const hostMatchesBefore = (url: string, domain: string) => {
+      try {
+        const host = new URL(url).hostname
+          .toLowerCase()
+          .replace(/\.+$/, '')
+          .replace(/^www\./, '')
+        return host === domain || host.endsWith(`.${domain}`)
+      } catch {
+        return false
+      }
+    }
+    const hostOfBefore = (url: string) => {
+      try {
+        return new URL(url).hostname
+          .toLowerCase()
+          .replace(/^www\./, '')
+          .replace(/\.+$/, '')
+      } catch {
+        return null
+      }
+    }
+    const host = fc.array(fc.constantFrom('www.', 'a', 'example', '.com', '.', '..', 'b.'), { minLength: 1, maxLength: 6 }).map((p) => p.join(''))
+    fc.assert(
+      fc.property(host, fc.constantFrom('example.com', 'a.com', 'com'), (h, domain) => {
+        expect(hostMatches(`https://${h}/x`, domain)).toBe(hostMatchesBefore(`https://${h}/x`, domain))
+        expect(hostOf(`https://${h}/x`)).toBe(hostOfBefore(`https://${h}/x`))
+      }),
+      { numRuns: 2000 },
+    )
+    const dots = `https://a${'.'.repeat(100_000)}b/`
+    expect(hostMatches(dots, 'example.com')).toBe(false)
+    expect(hostOf(dots)).toHaveLength(100_002)
+  })
+
+  it('finds Proofpoint in SPF records as before, unless a ":" stands between include: and the name', () => {
+    const before = /include:[^ ]*pphosted\.com/i
+    const proofpoint = (txt: string) => detectTechnologies({ txt: [txt] }).some((d) => d.name === 'Proofpoint')
+    const record = fc
+      .array(fc.constantFrom('v=spf1', ' ', 'include:', '_spf.', 'spf-0012.', 'pphosted.com', 'PPHOSTED.COM', 'google.com', ' ip4:1.2.3.4 ', '-all', '~all'), { maxLength: 8 })
+      .map((p) => p.join(''))
+    fc.assert(
+      fc.property(record, (txt) => {
+        expect(proofpoint(txt)).toBe(before.test(txt))
+      }),
+      { numRuns: 2000 },
+    )
+    expect(proofpoint('include:%{i}:x.pphosted.com')).toBe(false)
+    expect(proofpoint('include:'.repeat(8192))).toBe(false)
   })
 })

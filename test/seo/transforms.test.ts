@@ -155,3 +155,21 @@ describe('questions and candidates without a model or provider', () => {
     expect(words).not.toContain('contact us')
   })
 })
+
+describe('template questions in linear time', () => {
+  it('drops the closing punctuation of a topic as before', () => {
+    const before = (topic: string) => topic.trim().replace(/[?.!]+$/, '')
+    // No spaces: a topic trimmed again after its punctuation is cut would not be the old reading.
+    const topic = fc.string({ unit: fc.constantFrom(...'trail-shoes?.!'), minLength: 1, maxLength: 20 })
+    fc.assert(
+      fc.property(topic, (t) => {
+        expect(templateQuestions(t, 'deep', 2026)).toEqual(templateQuestions(before(t), 'deep', 2026))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('returns on a long hostile topic', () => {
+    expect(templateQuestions(`a${'!'.repeat(100_000)}b`, 'standard', 2026).length).toBeGreaterThan(0)
+  })
+})

@@ -1,9 +1,11 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import handlesInvalid from '../fixtures/atproto/interop.handle_syntax_invalid.txt?raw'
 import handlesValid from '../fixtures/atproto/interop.handle_syntax_valid.txt?raw'
 import { parseIdentifier, pdsEndpoint } from '../../src/providers/atproto/identity'
 import { buildFacets, detectSpans, graphemeCount, isValidHandle, limitViolations, utf8Length } from '../../src/providers/atproto/richtext'
 import { postWebUrl, retryAfterSeconds, scrub, xrpcError } from '../../src/providers/atproto/transform'
+import * as before from '../fixtures/before-redos/richtext'
 import { facetText } from './fake-pds'
 import { validateLexicon } from './lexicon'
 
@@ -88,5 +90,62 @@ describe('XRPC error mapping', () => {
     expect(postWebUrl('alice.bsky.social', 'at://did:plc:x/app.bsky.feed.post/3l000')).toBe('https://bsky.app/profile/alice.bsky.social/post/3l000')
     expect(pdsEndpoint({ service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: 'https://pds.example.org/' }] })).toBe('https://pds.example.org')
     expect(pdsEndpoint({ service: [{ id: '#other', type: 'X', serviceEndpoint: 'https://x.example' }] })).toBeNull()
+  })
+})
+
+describe('rich text and identifiers in linear time', () => {
+  it('reads an email identifier as the backtracking pattern did', () => {
+    const before = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom(...'ab@.- '), maxLength: 20 }), fc.emailAddress())
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(parseIdentifier(t)?.kind === 'email').toBe(before.test(t.trim()))
+      }),
+      { numRuns: 2000 },
+    )
+    expect(parseIdentifier(`a@${'.'.repeat(100_000)}@`)).toBeNull()
+  })
+
+  it('finds the same links, mentions and tags in ordinary posts as before', () => {
+    const piece = fc.constantFrom(
+      'hi ',
+      'see ',
+      'https://a.example/x',
+      'https://a.example/(y)',
+      'http://b.test',
+      '.',
+      ',',
+      '!',
+      '?',
+      ')',
+      '(',
+      "'",
+      '"',
+      '...',
+      ' ',
+      '\n',
+      '@bob.test',
+      '@alice.bsky.social',
+      '@x-',
+      '@y.',
+      '#release',
+      '#tag!',
+      '#1234',
+      '#日本',
+      '＃wide',
+      '#a…',
+      'ok',
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('')
+        expect(detectSpans(text)).toEqual(before.detectSpans(text))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('returns on long runs of trailing punctuation in a link, a mention and a tag', () => {
+    for (const text of [`https://a.b${','.repeat(100_000)}x`, `@a${'.'.repeat(100_000)}x`, `#a${'!'.repeat(100_000)}x`]) expect(Array.isArray(detectSpans(text))).toBe(true)
   })
 })

@@ -8,6 +8,7 @@ import {
   captionTracks,
   chooseTrack,
   consentCookie,
+  decodeEntities,
   extractInnertubeApiKey,
   extractJsonAssignment,
   formatPublished,
@@ -283,5 +284,34 @@ describe('the YouTube proxy setting', () => {
     expect(headers.get('cookie')).toBe('a=b')
     expect(calls[0].init.maxRedirects).toBe(0)
     expect(youtubeFetch({} as Env, direct)).toBe(direct)
+  })
+})
+
+describe('caption tags in linear time', () => {
+  const xml = (cue: string) => `<transcript><text start="0" dur="1">${cue}</text></transcript>`
+  // Caption text as the XML carries it: escaped once, formatting tags escaped too.
+  const piece = fc.constantFrom('Hi', ' there', '&lt;i&gt;', '&lt;/i&gt;', '&lt;font color="#fff"&gt;', '&lt;/font&gt;', '&amp;amp;', '&amp;lt;3', ' 3 &gt; 2 ', '&#39;', '\n')
+
+  it('strips formatting tags from ordinary captions as before', () => {
+    const before = (cue: string) =>
+      decodeEntities(decodeEntities(cue).replace(/<[^>]*>/g, ''))
+        .replace(/\s+/g, ' ')
+        .trim()
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const cue = pieces.join('')
+        const text = before(cue)
+        expect(parseTimedText(xml(cue))).toEqual(text ? [{ start: 0, duration: 1, text }] : [])
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('strips from the last "<" before a ">", keeping the text an unclosed "<" starts', () => {
+    expect(parseTimedText(xml('a &lt; b &lt;i&gt;c'))[0].text).toBe('a < b c')
+  })
+
+  it('returns on a caption of 100,000 "<"', () => {
+    expect(parseTimedText(xml(`${'&lt;'.repeat(100_000)}x`))[0].text).toHaveLength(100_001)
   })
 })

@@ -19,16 +19,20 @@ const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Se
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 
 const MONTH = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?'
-const WEEKDAY = '(?:(mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?'
+// At most the six letters that end "wednesday": an open `[a-z]*` scanned a whole run of letters from
+// each "mon", "sun"... in it ("monmonmon...", quadratic in a 20,000-character selection).
+const WEEKDAY = '(?:(mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\\.?,?\\s+)?'
 const TIME = '(\\d{1,2})(?::(\\d{2}))?\\s*(am|pm|a\\.m\\.|p\\.m\\.)|(\\d{1,2}):(\\d{2})'
-const TZ = '(?:\\s*\\(?\\b(utc|gmt|z|[a-z]{2,4}t|(?:utc|gmt)[+-]\\d{1,2}(?::?\\d{2})?)\\b\\)?)?'
+// GMT is one of the `[a-z]{2,4}t` zones; only its offset form needs naming.
+const TZ = '(?:\\s*\\(?\\b(utc|z|[a-z]{2,4}t|(?:utc|gmt)[+-]\\d{1,2}(?::?\\d{2})?)\\b\\)?)?'
 const RANGE_END = `(?:\\s*(?:-|–|—|to)\\s*(?:${TIME}))?`
 
 const ISO = /(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?/i
 const MONTH_FIRST = new RegExp(`${WEEKDAY}${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?`, 'i')
 const DAY_FIRST = new RegExp(`${WEEKDAY}(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH}(?:,?\\s+(\\d{4}))?`, 'i')
 const NUMERIC = new RegExp(`${WEEKDAY}(\\d{1,2})/(\\d{1,2})(?:/(\\d{2,4}))?`, 'i')
-const TIME_AT = new RegExp(`(?:,?\\s*(?:at|@|from)?\\s*)(?:${TIME})${RANGE_END}${TZ}`, 'i')
+// Sticky: tried only at the few offsets findTimeAfter accepts, not at every offset of a long rest.
+const TIME_AT = new RegExp(`(?:,?\\s*(?:(?:at|@|from)\\s*)?)(?:${TIME})${RANGE_END}${TZ}`, 'iy')
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
@@ -66,11 +70,13 @@ function to24(hour: number, minute: number, meridiem: string | undefined): strin
 export function cleanTitle(raw: string): string {
   let t = raw.replace(/\s+/g, ' ').trim()
   t = t.replace(/^(?:(?:updated|new|accepted|declined|tentative|canceled|cancelled)\s+)?(?:invitation|event|meeting|invite)\s*:\s*/i, '')
-  t = t.replace(/\(\s*[^()\s]+@[^()\s]+\s*\)\s*$/, '')
+  // The address splits at its first "@" after the first character, so "@" runs are not tried at every split.
+  t = t.replace(/\(\s*[^()\s][^()\s@]*@[^()\s]+\s*\)\s*$/, '')
   t = t.replace(/\(\s*\)/g, '')
-  t = t.replace(/^[\s\-–—|:@,;·•]+|[\s\-–—|:@,;·•]+$/g, '')
-  t = t.replace(/\s+(?:on|at|@)$/i, '').replace(/^(?:on|at)\s+/i, '')
-  return t.replace(/^[\s\-–—|:@,;·•]+|[\s\-–—|:@,;·•]+$/g, '').trim()
+  // The lookbehinds start a trailing run only at its first character, not again at each one after it.
+  t = t.replace(/^[\s\-–—|:@,;·•]+|(?<![\s\-–—|:@,;·•])[\s\-–—|:@,;·•]+$/g, '')
+  t = t.replace(/(?<!\s)\s+(?:on|at|@)$/i, '').replace(/^(?:on|at)\s+/i, '')
+  return t.replace(/^[\s\-–—|:@,;·•]+|(?<![\s\-–—|:@,;·•])[\s\-–—|:@,;·•]+$/g, '').trim()
 }
 
 interface DatePart {
@@ -87,9 +93,14 @@ interface DatePart {
 
 function findTimeAfter(text: string, from: number): { end: number; time: string; timezone: string | null } | null {
   const rest = text.slice(from)
-  const m = TIME_AT.exec(rest)
-  // Only a time right after the date belongs to it (", 2pm", " at 14:00", " 2:00 PM").
-  if (!m || m.index > 3) return null
+  // Only a time right after the date belongs to it (", 2pm", " at 14:00", " 2:00 PM"): the first
+  // match starting within 3 characters, which is the leftmost match when that is close enough.
+  let m: RegExpExecArray | null = null
+  for (let at = 0; at <= 3 && !m; at++) {
+    TIME_AT.lastIndex = at
+    m = TIME_AT.exec(rest)
+  }
+  if (!m) return null
   const hour = Number(m[1] ?? m[4])
   const minute = Number(m[2] ?? m[5] ?? 0)
   const time = to24(hour, minute, m[3])
@@ -205,14 +216,16 @@ export function parseSelectedMeeting(selected: string): ParsedMeeting {
   const json = parseJsonEvent(selected)
   if (json) return json
   const text = selected.replace(/\s+/g, ' ').trim()
-  const invitation = /^(?:(?:updated|new)\s+)?invitation\s*:\s*(.+?)\s+@\s+(.+)$/i.exec(text)
+  // `text` has single spaces and no line breaks, so a space stands for each old `\s+`/`\s*` and
+  // `(.+)` runs to the end: no run of spaces for the title's lazy `.+?` to trade back and forth.
+  const invitation = /^(?:(?:updated|new) )?invitation ?: ?(.+?) @ (.+)/i.exec(text)
   if (invitation) {
     const part = findDate(invitation[2])
     return fromDatePart(cleanTitle(invitation[1]), part, 'invitation')
   }
   const part = findDate(text)
   if (!part) return fromDatePart(cleanTitle(text), null, 'title_only')
-  const title = cleanTitle(`${text.slice(0, part.start)} ${text.slice(part.end)}`.replace(/\(\s*[-–—]?\s*\)/g, ''))
+  const title = cleanTitle(`${text.slice(0, part.start)} ${text.slice(part.end)}`.replace(/\(\s*(?:[-–—]\s*)?\)/g, ''))
   return fromDatePart(title, part, part.format)
 }
 

@@ -14,7 +14,7 @@ export interface AtprotoSettings {
 
 function baseUrl(value: string | undefined, fallback: string): string {
   const text = value?.trim() || fallback
-  return text.replace(/\/+$/, '')
+  return text.replace(/(?<!\/)\/+$/, '')
 }
 
 /** ATPROTO_PDS_URL, ATPROTO_PLC_URL and ATPROTO_DOH_URL with their defaults. */
@@ -32,7 +32,8 @@ export type Identifier = { kind: 'email'; value: string } | { kind: 'did'; value
 /** Classifies and normalizes a username ("@Alice.bsky.social" becomes the handle "alice.bsky.social"); null when it is none of the three. */
 export function parseIdentifier(username: string): Identifier | null {
   const text = username.trim()
-  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) return { kind: 'email', value: text }
+  // The domain splits at its first "." after the first character, so a run of dots is not tried at every split.
+  if (/^[^\s@]+@[^\s@][^\s@.]*\.[^\s@]+$/.test(text)) return { kind: 'email', value: text }
   if (DID.test(text)) return { kind: 'did', value: text }
   const handle = text.replace(/^@/, '').toLowerCase()
   return isValidHandle(handle) ? { kind: 'handle', value: handle } : null

@@ -76,8 +76,8 @@ function span(text: string, start: number, end: number): Span {
 
 /** Drops trailing punctuation a sentence adds after a URL, keeping a ")" that closes a "(" inside it. */
 function trimUrl(url: string): string {
-  let out = url.replace(/[.,;:!?'"]+$/, '')
-  while (out.endsWith(')') && (out.match(/\(/g)?.length ?? 0) < (out.match(/\)/g)?.length ?? 0)) out = out.slice(0, -1).replace(/[.,;:!?'"]+$/, '')
+  let out = url.replace(/(?<![.,;:!?'"])[.,;:!?'"]+$/, '')
+  while (out.endsWith(')') && (out.match(/\(/g)?.length ?? 0) < (out.match(/\)/g)?.length ?? 0)) out = out.slice(0, -1).replace(/(?<![.,;:!?'"])[.,;:!?'"]+$/, '')
   return out
 }
 
@@ -101,14 +101,14 @@ export function detectSpans(text: string): RichSpan[] {
   }
   for (const m of text.matchAll(MENTION)) {
     const start = m.index + m[1].length
-    const handle = m[2].replace(/[.-]+$/, '')
+    const handle = m[2].replace(/(?<![.-])[.-]+$/, '')
     if (!isValidHandle(handle)) continue
     const end = start + 1 + handle.length
     found.push({ kind: 'mention', handle: handle.toLowerCase(), start, end, ...span(text, start, end) })
   }
   for (const m of text.matchAll(TAG)) {
     if (!m[2]) continue
-    const tag = m[2].trim().replace(/\p{P}+$/u, '')
+    const tag = m[2].trim().replace(/(?<!\p{P})\p{P}+$/u, '')
     if (!tag || graphemeCount(tag) > MAX_TAG_GRAPHEMES) continue
     const start = m.index + m[1].length
     const end = start + 1 + tag.length

@@ -74,7 +74,7 @@ const seg = (s: string) => encodeURIComponent(s)
 
 /** The URL of a request under the configured base. */
 export function requestUrl(base: string, req: HubSpotRequest): string {
-  const url = new URL(base.replace(/\/+$/, '') + req.path)
+  const url = new URL(base.replace(/(?<!\/)\/+$/, '') + req.path)
   for (const [k, v] of req.query ?? []) url.searchParams.append(k, v)
   return url.toString()
 }

@@ -150,7 +150,8 @@ const BLOCKED_NAMES = [/^localhost$/, /\.localhost$/, /\.local$/, /\.internal$/,
 
 /** Why a host name is local or internal by its name alone (no lookup needed), or null. */
 export function nameRefusal(host: string): string | null {
-  const name = host.toLowerCase().replace(/\.+$/, '')
+  // A host name may be a long run of dots: the lookbehind starts the trailing run once, not at each dot.
+  const name = host.toLowerCase().replace(/(?<!\.)\.+$/, '')
   if (BLOCKED_NAMES.some((re) => re.test(name))) return 'the host name is local or internal'
   if (!name.includes('.')) return 'the host name has no domain (single-label names are internal)'
   return null
@@ -190,7 +191,7 @@ function checkUrl(text: string, allowPrivate: boolean): URL {
   if (url.username || url.password) throw new UnsafeUrlError(text, 'URLs with credentials are not allowed')
   if (url.port && !/^\d+$/.test(url.port)) throw new UnsafeUrlError(text, 'the port is not valid')
   if (allowPrivate) return url
-  const host = url.hostname.toLowerCase().replace(/\.+$/, '')
+  const host = url.hostname.toLowerCase().replace(/(?<!\.)\.+$/, '')
   if (host === '') throw new UnsafeUrlError(text, 'the host is empty')
   if (host.startsWith('[') || parseIPv4(host) !== null) {
     const reason = addressRefusal(host)

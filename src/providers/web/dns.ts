@@ -76,7 +76,8 @@ async function query(host: string, type: 'A' | 'AAAA', dns: DnsCheck, fetcher: t
  * not prevented by it (README, "Security model").
  */
 export async function lookupPublic(url: URL, dns: DnsCheck, fetcher: typeof fetch = fetch): Promise<Lookup> {
-  const host = url.hostname.toLowerCase().replace(/\.+$/, '')
+  // A host name may be a long run of dots: the lookbehind starts the trailing run once, not at each dot.
+  const host = url.hostname.toLowerCase().replace(/(?<!\.)\.+$/, '')
   const key = `${dns.url} ${host}`
   const now = Date.now()
   const kept = cache.get(key)
@@ -90,7 +91,7 @@ export async function lookupPublic(url: URL, dns: DnsCheck, fetcher: typeof fetc
   for (const record of answers.flatMap((a) => (Array.isArray(a.Answer) ? a.Answer : []))) {
     const data = typeof record.data === 'string' ? record.data.trim() : ''
     if (record.type === TYPE_CNAME) {
-      const alias = data.replace(/\.+$/, '')
+      const alias = data.replace(/(?<!\.)\.+$/, '')
       const named = nameRefusal(alias)
       if (named) throw new UnsafeUrlError(url.toString(), `the host name is an alias (CNAME) of ${alias}: ${named}; ${PRIVATE_FETCH_HINT}`)
     }

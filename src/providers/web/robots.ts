@@ -56,7 +56,9 @@ export function validateRobots(text: string): { line: number; message: string }[
   const errors: { line: number; message: string }[] = []
   let seenAgent = false
   text.split(/\r\n|\r|\n/).forEach((raw, i) => {
-    const line = raw.replace(/#.*$/, '').trim()
+    // A comment runs from the first "#" to the end of the line; `#.*$` restarted at every "#" of a
+    // "####..." line that holds a U+2028 (where `.` stops) and scanned on from each.
+    const line = raw.replace(/#[\s\S]*/, '').trim()
     if (!line) return
     const colon = line.indexOf(':')
     if (colon < 0) {

@@ -122,7 +122,7 @@ export function hostOf(url: string): string | null {
     return new URL(url).hostname
       .toLowerCase()
       .replace(/^www\./, '')
-      .replace(/\.+$/, '')
+      .replace(/(?<!\.)\.+$/, '')
   } catch {
     return null
   }

@@ -269,7 +269,8 @@ export function decodeEntities(text: string): string {
 function cueText(raw: string): string {
   // The XML layer decodes once; caption text is itself HTML-escaped ("&lt;i>"), so decode, strip tags, decode.
   const once = decodeEntities(raw)
-  return decodeEntities(once.replace(/<[^>]*>/g, ''))
+  // A tag ends at the next "<" as well, so a caption full of "<" is not rescanned from each of them.
+  return decodeEntities(once.replace(/<[^<>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim()
 }

@@ -21,7 +21,7 @@ async function vendorAccess(ctx: ActionContext, modelId: 'gpt-5.4-mini' | 'claud
     if (route.provider !== vendor || !route.apiKey) return null
     return {
       apiKey: route.apiKey,
-      baseUrl: (route.baseURL ?? defaultBase).replace(/\/+$/, ''),
+      baseUrl: (route.baseURL ?? defaultBase).replace(/(?<!\/)\/+$/, ''),
       model: route.model,
       keySource: route.keySource === 'account' ? `the account's ${vendor} key` : vendor === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY',
     }
