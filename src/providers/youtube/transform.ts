@@ -89,7 +89,9 @@ export function isConsentPage(html: string): boolean {
 /** The CONSENT cookie value that accepts the consent form, or null when the form has no token. */
 export function consentCookie(html: string): string | null {
   const match = /name="v" value="(.*?)"/.exec(html)
-  return match ? `CONSENT=YES+${match[1]}` : null
+  // The token comes from page text into a Cookie header: only cookie-value octets (RFC 6265) may pass,
+  // since ";" or "," would add cookies and NUL or non-Latin-1 text would make Headers throw.
+  return match && /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]{1,512}$/.test(match[1]) ? `CONSENT=YES+${match[1]}` : null
 }
 
 /** The error for a consent form that a cookie did not get past. */
