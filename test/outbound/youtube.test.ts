@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller } from '../helpers'
+import { UpstreamError } from '../../src/providers/errors'
+import { timedTextUrl } from '../../src/providers/youtube/transform'
 import { VIDEO_ID, yt } from '../youtube/fixtures'
 
 const ID = /^[A-Za-z0-9_-]{11}$/
@@ -81,6 +83,50 @@ describe('get_video_transcript: outbound request shapes', () => {
         }
       }),
       { numRuns: 50, examples: [['x; SID=stolen'], ['x€'], ['x\u0000y']] },
+    )
+  })
+})
+
+describe('timedTextUrl: the caption URL YouTube lists', () => {
+  it('is fetched only over https from /api/timedtext of youtube.com, with the translation as one tlang parameter', () => {
+    const track = (baseUrl: string) => ({ baseUrl, languageCode: 'en', name: 'English', generated: false, translatable: true })
+    const baseUrl = fc.oneof(
+      fc.constantFrom(
+        'https://www.youtube.com/api/timedtext?v=x&signature=s',
+        '/api/timedtext?v=x',
+        'http://www.youtube.com/api/timedtext?v=x',
+        'https://user:pw@www.youtube.com/api/timedtext?v=x',
+        'https://www.youtube.com/youtubei/v1/player?key=k',
+        'https://www.youtube.com/api/timedtext/../../logout',
+        '//www.youtube.com/api/%2e%2e/x',
+        'https://www.youtube.com:8443/api/timedtext',
+        'https://evil.example/api/timedtext',
+        'https://www.youtube.com.evil.example/api/timedtext',
+      ),
+      fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `https://www.youtube.com/api/timedtext${s}`),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+    )
+    const lang = fc.oneof(
+      fc.constant(null),
+      fc.string({ unit: 'grapheme', maxLength: 10 }).map((languageCode) => ({ languageCode, name: languageCode })),
+    )
+    fc.assert(
+      fc.property(baseUrl, lang, (base, translateTo) => {
+        let out: string
+        try {
+          out = timedTextUrl({ track: track(base), translateTo }, VIDEO_ID)
+        } catch (err) {
+          expect(err).toBeInstanceOf(UpstreamError)
+          return
+        }
+        const url = new URL(out)
+        expect(url.protocol).toBe('https:')
+        expect(['www.youtube.com', 'youtube.com']).toContain(url.host)
+        expect(url.username + url.password).toBe('')
+        expect(url.pathname).toBe('/api/timedtext')
+        if (translateTo) expect(url.searchParams.getAll('tlang')).toEqual([translateTo.languageCode])
+      }),
+      { numRuns: 300 },
     )
   })
 })

@@ -251,6 +251,10 @@ export function timedTextUrl(choice: TrackChoice, videoId: string): string {
   if (url.hostname !== 'www.youtube.com' && url.hostname !== 'youtube.com') {
     throw new UpstreamError(SERVICE, 'invalid', `YouTube listed a caption URL for video ${videoId} on an unexpected host (${url.hostname})`)
   }
+  // The URL comes from the player answer: only the timedtext endpoint is read with the session's cookies.
+  if (url.protocol !== 'https:' || url.port !== '' || url.username !== '' || url.password !== '' || url.pathname !== '/api/timedtext') {
+    throw new UpstreamError(SERVICE, 'invalid', `YouTube listed a caption URL for video ${videoId} that is not its timedtext endpoint`)
+  }
   if (choice.translateTo) url.searchParams.set('tlang', choice.translateTo.languageCode)
   return url.toString()
 }
