@@ -120,3 +120,39 @@ describe('post_to_social: session tokens the PDS answers', () => {
     )
   })
 })
+
+describe('post_to_social: a DID the handle resolves to', () => {
+  it('addresses only its own DID document', async () => {
+    const { token } = await newCaller()
+    const did = fc.oneof(
+      fc.constantFrom('did:web:%E0', 'did:web:evil.example%2Fx%3F', 'did:web:a%40evil.example', 'did:plc:abc%2F..%2Fexport', 'did:plc:%2e%2e', 'did:web:pds.example'),
+      fc.string({ maxLength: 30 }).map((s) => `did:web:${s}`),
+      fc.string({ maxLength: 30 }).map((s) => `did:plc:${s}`),
+    )
+    await fc.assert(
+      fc.asyncProperty(did, async (answer) => {
+        const seen = mockFetch((req) => {
+          const url = new URL(req.url)
+          if (url.pathname === '/xrpc/com.atproto.identity.resolveHandle') return json({ did: answer })
+          return refuseAll(req)
+        })
+        const res = await action('post_to_social', { username: 'alice.bsky.social', password: 'pw-123456', content: 'hi' }, token)
+        expect(res.status, JSON.stringify(res.body)).not.toBe(500)
+        for (const r of seen) {
+          const url = new URL(r.url)
+          if (url.origin === 'https://plc.directory') {
+            expect(url.pathname.split('/').slice(1).map(decodeURIComponent)).toEqual([answer])
+            expect(url.search).toBe('')
+          } else if (url.pathname === '/.well-known/did.json') {
+            expect(url.search + url.username + url.password).toBe('')
+            expect(url.host).toBe(answer.slice('did:web:'.length).replace(/%3A/i, ':').toLowerCase())
+          } else {
+            // A DID that is no DID sends resolution on to DNS and the handle's well-known file.
+            expect(['https://bsky.social', 'https://cloudflare-dns.com', 'https://alice.bsky.social']).toContain(url.origin)
+          }
+        }
+      }),
+      { numRuns: 60 },
+    )
+  })
+})
