@@ -26,6 +26,8 @@ const NASTY = [
   '\u0000',
 ]
 
+const cursorOf = (id: string) => `${id}&limit=1#x/../y é`
+
 /** A portal whose objects all carry the id `remoteId`, which the client then puts into association paths. */
 function portal(remoteId: string) {
   const object = { id: remoteId, properties: { email: 'ada@example.com', domain: 'example.com' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', archived: false }
@@ -33,7 +35,9 @@ function portal(remoteId: string) {
     const path = new URL(req.url).pathname
     if (path.endsWith('/search')) return json({ total: 1, results: [object] })
     if (path.endsWith('/batch/upsert')) return json({ status: 'COMPLETE', results: [{ ...object, new: false }] })
-    if (path.includes('/associations/') && req.method === 'GET') return json({ results: [{ toObjectId: 7 }] })
+    // One further page, behind a cursor the portal chooses.
+    if (path.includes('/associations/') && req.method === 'GET')
+      return json({ results: [{ toObjectId: 7 }], ...(new URL(req.url).searchParams.has('after') ? {} : { paging: { next: { after: cursorOf(remoteId) } } }) })
     if (path.includes('/associations/')) return json({ status: 'COMPLETE' })
     return json(object)
   }
@@ -73,6 +77,7 @@ function checkShape(r: SeenRequest, remoteId: string, callerId: string): void {
       expect(s).toHaveLength(7)
       expect(TYPES).toContain(s[6])
       for (const k of query) expect(['limit', 'after']).toContain(k)
+      if (url.searchParams.has('after')) expect(url.searchParams.getAll('after')).toEqual([cursorOf(remoteId)])
     } else {
       expect(r.method).toBe('PUT')
       const rest = s[6] === 'default' ? s.slice(7) : s.slice(6)
