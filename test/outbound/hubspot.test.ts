@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { OBJECT_TYPES } from '../../src/crm/types'
 import { action, json, mockFetch, newCaller, request, type SeenRequest } from '../helpers'
+import { expectFieldEnvelope } from './envelope'
 
 const TOKEN = 'pat-na1-00000000-outbound-shape'
 const TYPES: readonly string[] = OBJECT_TYPES
@@ -147,12 +148,6 @@ const target = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(objectType, text) },
 )
 
-function expectNo500(res: { status: number; body: { code?: string; details?: { path: string }[] } }, fields: string[]): void {
-  expect(res.status, JSON.stringify(res.body)).not.toBe(500)
-  expect(res.body.code).not.toBe('INTERNAL')
-  if (res.status === 400) expect(fields).toContain(res.body.details?.[0]?.path)
-}
-
 describe('HubSpot CRM actions: caller and portal values shape only their own segment', () => {
   it('lookup', async () => {
     const token = await connect()
@@ -166,7 +161,7 @@ describe('HubSpot CRM actions: caller and portal values shape only their own seg
         async ([type, id], how, properties, assoc, rid) => {
           const seen = mockFetch(portal(rid))
           const res = await action('crm.v2.lookup_object', { object_type: type, object_id: id, identification_method: how, properties, associations: assoc }, token)
-          expectNo500(res, ['/object_type', '/object_id', '/identification_method', '/properties', '/associations'])
+          expectFieldEnvelope(res, ['/object_type', '/object_id', '/identification_method', '/properties', '/associations'])
           for (const r of seen) checkShape(r, rid, id)
         },
       ),
@@ -196,7 +191,7 @@ describe('HubSpot CRM actions: caller and portal values shape only their own seg
           const seen = mockFetch(portal(rid))
           const body = { object_type: type, identifier_value: id, identification_method: how, properties: JSON.stringify({ firstname: name, [prop]: 'x' }), associations: assoc, dry_run: dryRun }
           const res = await action('crm.v2.update_object', body, token)
-          expectNo500(res, ['/object_type', '/identifier_value', '/identification_method', '/properties', '/associations'])
+          expectFieldEnvelope(res, ['/object_type', '/identifier_value', '/identification_method', '/properties', '/associations'])
           for (const r of seen) checkShape(r, rid, id)
         },
       ),

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller } from '../helpers'
+import { expectFieldEnvelope } from './envelope'
 import { UpstreamError } from '../../src/providers/errors'
 import { timedTextUrl } from '../../src/providers/youtube/transform'
 import { VIDEO_ID, yt } from '../youtube/fixtures'
@@ -32,6 +33,7 @@ describe('get_video_transcript: outbound request shapes', () => {
         `https://www．youtube．com/watch?v=${VIDEO_ID}`,
         `https://www.youtube.com/embed/${VIDEO_ID}#/../api`,
         `https://youtu.be/${VIDEO_ID}\r\nx-injected: 1`,
+        `https://youtu.be/{{x}}`,
       ),
       fc.string({ unit: 'grapheme', maxLength: 60 }),
       fc.string({ maxLength: 20 }).map((s) => `https://youtu.be/${s}`),
@@ -41,8 +43,7 @@ describe('get_video_transcript: outbound request shapes', () => {
       fc.asyncProperty(urls, async (url) => {
         const seen = mockFetch(() => new Response('not found', { status: 404 }))
         const res = await action('get_video_transcript', { url }, token)
-        expect(res.status, JSON.stringify(res.body)).not.toBe(500)
-        if (res.status === 400) expect(res.body.details.map((d: { path: string }) => d.path)).toContain('/url')
+        expectFieldEnvelope(res, ['/url'])
         for (const r of seen) {
           const u = new URL(r.url)
           expect(u.origin).toBe('https://www.youtube.com')
