@@ -32,6 +32,11 @@ async function failure(call: XrpcCall, res: Response, secrets: readonly string[]
   return xrpcError(call, res.status, body, res.headers, secrets)
 }
 
+/** The tokens go into an Authorization header: CR, LF, NUL or non-Latin-1 text would make Headers throw, and blanks get trimmed. */
+function isBearerToken(value: unknown): value is string {
+  return typeof value === 'string' && /^[\x21-\x7e]{1,8192}$/.test(value)
+}
+
 /**
  * Logs in with com.atproto.server.createSession. The password is sent once, in the body, and
  * kept nowhere; failures never repeat it. Posting goes to the PDS named in the returned DID
@@ -47,7 +52,7 @@ export async function createSession(fetch: GuardedFetch, pds: string, identifier
   })
   if (!res.ok) throw await failure('login', res, [password])
   const body = await readJson<{ did?: unknown; handle?: unknown; accessJwt?: unknown; refreshJwt?: unknown; didDoc?: unknown }>(res, SERVICE)
-  if (!isDid(body.did) || typeof body.accessJwt !== 'string' || typeof body.refreshJwt !== 'string') {
+  if (!isDid(body.did) || !isBearerToken(body.accessJwt) || !isBearerToken(body.refreshJwt)) {
     throw new UpstreamError(SERVICE, 'invalid', 'The PDS answered the login without a DID and tokens')
   }
   return {

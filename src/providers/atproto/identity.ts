@@ -121,12 +121,27 @@ export function pdsEndpoint(didDoc: unknown): string | null {
   return null
 }
 
+/**
+ * The host (and port) a did:web names, or null. Only the spec's one escape, %3A for the port colon,
+ * is decoded: decoding any other would let "%2F", "%3F", "%23" or "%40" rewrite the path or the host
+ * of the request, and a malformed escape would throw. DIDs with path parts are not resolved.
+ */
+export function didWebHost(did: string): string | null {
+  const host = did.slice('did:web:'.length).replace(/%3A/i, ':').toLowerCase()
+  return /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?::\d{1,5})?$/.test(host) ? host : null
+}
+
 /** Reads a DID document: did:plc from the PLC directory, did:web from its /.well-known/did.json. */
 export async function didDocument(fetch: GuardedFetch, settings: AtprotoSettings, did: string): Promise<unknown> {
   let url: string
-  if (did.startsWith('did:plc:')) url = `${settings.plcUrl}/${did}`
-  else if (did.startsWith('did:web:')) url = `https://${decodeURIComponent(did.slice('did:web:'.length))}/.well-known/did.json`
-  else return null
+  // A DID may carry "%" escapes; sent raw, "%2F.." would be decoded by the directory into another path.
+  // Colons stay literal, as the directory's own URLs spell them.
+  if (did.startsWith('did:plc:')) url = `${settings.plcUrl}/${encodeURIComponent(did).replaceAll('%3A', ':')}`
+  else if (did.startsWith('did:web:')) {
+    const host = didWebHost(did)
+    if (!host) return null
+    url = `https://${host}/.well-known/did.json`
+  } else return null
   try {
     return await jsonOrNull(await fetch(url, QUICK))
   } catch (err) {

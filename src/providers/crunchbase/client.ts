@@ -42,7 +42,10 @@ export async function organizationByDomain(ctx: ActionContext, domain: string): 
   const hits = (await get<Autocomplete>(ctx, searchUrl))?.entities ?? []
   const sources = [searchUrl]
   for (const hit of hits.slice(0, 3)) {
-    const url = `${API}/entities/organizations/${encodeURIComponent(hit.identifier.permalink)}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
+    const permalink = hit?.identifier?.permalink
+    // A permalink of dots would be a dot segment, reading another endpoint with the key.
+    if (typeof permalink !== 'string' || permalink === '' || /^\.+$/.test(permalink)) continue
+    const url = `${API}/entities/organizations/${encodeURIComponent(permalink)}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
     const org = await get<OrganizationEntity>(ctx, url)
     sources.push(url)
     if (org && host(org.properties.website_url) === domain) return { org, sources }

@@ -163,7 +163,9 @@ function bad(what: string): UpstreamError {
 /** Reads a SimplePublicObject; throws an `invalid` UpstreamError on another shape. */
 export function parseObject(body: unknown): HubSpotObject {
   const o = body as Partial<HubSpotObject> | null
-  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.properties || typeof o.properties !== 'object') throw bad('object')
+  // The id goes back into association and PATCH paths; a "." or ".." id would be read as a dot segment
+  // there (even escaped), moving the request to another endpoint. HubSpot ids are numeric.
+  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !/^\d{1,20}$/.test(o.id) || !o.properties || typeof o.properties !== 'object') throw bad('object')
   const properties: Record<string, string | null> = {}
   for (const [k, v] of Object.entries(o.properties)) properties[k] = v === null || v === undefined ? null : String(v)
   return { id: o.id, properties, createdAt: String(o.createdAt ?? ''), updatedAt: String(o.updatedAt ?? ''), archived: o.archived === true }

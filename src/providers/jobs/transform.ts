@@ -16,7 +16,8 @@ export function boardOf(href: string): Board | null {
   if ((host === 'boards.greenhouse.io' || host === 'job-boards.greenhouse.io') && (first === 'embed' ? forQuery : first)) {
     return { kind: 'greenhouse', token: (first === 'embed' ? forQuery : first)! }
   }
-  if (host === 'boards-api.greenhouse.io' && first === 'v1') return { kind: 'greenhouse', token: u.pathname.split('/')[3] }
+  const apiToken = u.pathname.split('/')[3]
+  if (host === 'boards-api.greenhouse.io' && first === 'v1' && apiToken) return { kind: 'greenhouse', token: apiToken }
   if (host === 'jobs.lever.co' && first) return { kind: 'lever', token: first }
   if (host === 'jobs.ashbyhq.com' && first) return { kind: 'ashby', token: first }
   return null
@@ -27,7 +28,8 @@ export function findBoards(urls: string[]): Board[] {
   const out = new Map<string, Board>()
   for (const url of urls) {
     const b = boardOf(url)
-    if (b && /^[A-Za-z0-9._-]{1,100}$/.test(b.token)) out.set(`${b.kind}:${b.token.toLowerCase()}`, b)
+    // An all-dots token (from a greenhouse embed's ?for=) would be a dot segment of the API path.
+    if (b && /^[A-Za-z0-9._-]{1,100}$/.test(b.token) && !/^\.+$/.test(b.token)) out.set(`${b.kind}:${b.token.toLowerCase()}`, b)
   }
   return [...out.values()]
 }

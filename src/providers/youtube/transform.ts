@@ -89,7 +89,9 @@ export function isConsentPage(html: string): boolean {
 /** The CONSENT cookie value that accepts the consent form, or null when the form has no token. */
 export function consentCookie(html: string): string | null {
   const match = /name="v" value="(.*?)"/.exec(html)
-  return match ? `CONSENT=YES+${match[1]}` : null
+  // The token comes from page text into a Cookie header: only cookie-value octets (RFC 6265) may pass,
+  // since ";" or "," would add cookies and NUL or non-Latin-1 text would make Headers throw.
+  return match && /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]{1,512}$/.test(match[1]) ? `CONSENT=YES+${match[1]}` : null
 }
 
 /** The error for a consent form that a cookie did not get past. */
@@ -248,6 +250,10 @@ export function timedTextUrl(choice: TrackChoice, videoId: string): string {
   }
   if (url.hostname !== 'www.youtube.com' && url.hostname !== 'youtube.com') {
     throw new UpstreamError(SERVICE, 'invalid', `YouTube listed a caption URL for video ${videoId} on an unexpected host (${url.hostname})`)
+  }
+  // The URL comes from the player answer: only the timedtext endpoint is read with the session's cookies.
+  if (url.protocol !== 'https:' || url.port !== '' || url.username !== '' || url.password !== '' || url.pathname !== '/api/timedtext') {
+    throw new UpstreamError(SERVICE, 'invalid', `YouTube listed a caption URL for video ${videoId} that is not its timedtext endpoint`)
   }
   if (choice.translateTo) url.searchParams.set('tlang', choice.translateTo.languageCode)
   return url.toString()
