@@ -91,6 +91,17 @@ describe('XRPC error mapping', () => {
     expect(pdsEndpoint({ service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: 'https://pds.example.org/' }] })).toBe('https://pds.example.org')
     expect(pdsEndpoint({ service: [{ id: '#other', type: 'X', serviceEndpoint: 'https://x.example' }] })).toBeNull()
   })
+  it('never names a PDS the password would reach over plain http, whatever the endpoint text', () => {
+    const pds = (serviceEndpoint: string) => pdsEndpoint({ service: [{ id: 'did:web:x#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint }] })
+    expect(pds('http://pds.example.org')).toBeNull()
+    fc.assert(
+      fc.property(fc.oneof(fc.webUrl({ validSchemes: ['http', 'https', 'ftp', 'ws'] }), fc.string()), (endpoint) => {
+        const found = pds(endpoint)
+        expect(found === null || new URL(found).protocol === 'https:').toBe(true)
+      }),
+      { numRuns: 1000 },
+    )
+  })
 })
 
 describe('rich text and identifiers in linear time', () => {

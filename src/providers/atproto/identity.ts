@@ -104,7 +104,10 @@ export async function resolveHandle(fetch: GuardedFetch, settings: AtprotoSettin
   return null
 }
 
-/** The `#atproto_pds` service endpoint of a DID document, if it names an https URL. */
+/**
+ * The `#atproto_pds` service endpoint of a DID document, if it names an https URL: the caller's
+ * password and session tokens go there, so a document naming plain http leaves login on the default PDS.
+ */
 export function pdsEndpoint(didDoc: unknown): string | null {
   const services = (didDoc as { service?: unknown })?.service
   if (!Array.isArray(services)) return null
@@ -113,7 +116,7 @@ export function pdsEndpoint(didDoc: unknown): string | null {
     if (typeof s.serviceEndpoint !== 'string') continue
     try {
       const url = new URL(s.serviceEndpoint)
-      if (url.protocol === 'https:' || url.protocol === 'http:') return url.origin
+      if (url.protocol === 'https:') return url.origin
     } catch {
       continue
     }
