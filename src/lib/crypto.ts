@@ -22,6 +22,14 @@ export async function hmacSha256Hex(secret: string, message: string): Promise<st
   return toHex(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message))))
 }
 
+/**
+ * An HTTP Basic authorization value, the credentials as UTF-8 (RFC 7617): `btoa` of the text itself
+ * throws on any character past Latin-1, which a password may hold.
+ */
+export function basicAuthorization(user: string, password: string): string {
+  return `Basic ${b64encode(encoder.encode(`${user}:${password}`))}`
+}
+
 function b64encode(bytes: Uint8Array): string {
   let s = ''
   for (const b of bytes) s += String.fromCharCode(b)

@@ -66,11 +66,15 @@ function engines(opts: { anthropicStatus?: number } = {}) {
   }
 }
 
+/** The login and passwords the DataForSEO fake accepts; Basic credentials are UTF-8 (RFC 7617). */
+const DFS_CREDENTIALS = ['login@test:pw', 'login@test:pässwörd€🔑']
+const basic = (text: string) => `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(text)))}`
+
 /** A fake of the DataForSEO endpoints the research calls, checking Basic auth and the task body. */
 async function dataforseo(req: Request): Promise<Response | null> {
   const url = new URL(req.url)
   if (url.host !== 'api.dataforseo.com') return null
-  expect(req.headers.get('authorization')).toBe(`Basic ${btoa('login@test:pw')}`)
+  expect(DFS_CREDENTIALS.map(basic)).toContain(req.headers.get('authorization'))
   const [task] = await bodyOf(req)
   expect(task).toMatchObject({ location_code: 2840, language_code: 'en' })
   if (url.pathname === '/v3/dataforseo_labs/google/keyword_ideas/live') return json(ideas)
@@ -273,6 +277,20 @@ describe('aeo_seo_research with a keyword data provider', () => {
     // seo_focused: the measured keyword pieces outrank the unmeasured answer pieces.
     expect(report.content_recommendations.items[0]).toMatchObject({ category: 'seo', target_keyword: TOPIC })
     expect(report.content_recommendations.items[0].evidence[0].measured_by).toBe('dataforseo')
+  })
+})
+
+describe('aeo_seo_research with a DataForSEO password past Latin-1', () => {
+  it('sends it as UTF-8 Basic credentials instead of failing the call', async () => {
+    const accountId = await createAccount()
+    mockFetch(trailgear, dataforseo)
+    const report = await runResearch(contextWith(accountId, { DATAFORSEO_LOGIN: 'login@test', DATAFORSEO_PASSWORD: 'pässwörd€🔑' }), {
+      topic: TOPIC,
+      website_url: `${ORIGIN}/`,
+      research_depth: 'standard',
+      optimization_focus: 'seo_focused',
+    })
+    expect(report.keyword_opportunities).toMatchObject({ status: 'ok', source: 'dataforseo', measured: true })
   })
 })
 

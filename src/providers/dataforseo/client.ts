@@ -1,4 +1,5 @@
 import type { ActionContext } from '../../runtime/context'
+import { basicAuthorization } from '../../lib/crypto'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import type { RankedKeywordsResponse } from './transform'
@@ -22,7 +23,7 @@ export async function rankedKeywordsFor(ctx: ActionContext, domain: string, limi
     service: SERVICE,
     idempotent: true,
     timeoutMs: 30_000,
-    headers: { authorization: `Basic ${btoa(`${ctx.env.DATAFORSEO_LOGIN}:${ctx.env.DATAFORSEO_PASSWORD}`)}`, 'content-type': 'application/json' },
+    headers: { authorization: basicAuthorization(ctx.env.DATAFORSEO_LOGIN ?? '', ctx.env.DATAFORSEO_PASSWORD ?? ''), 'content-type': 'application/json' },
     body: JSON.stringify([{ target: domain, location_code: 2840, language_code: 'en', limit, order_by: ['ranked_serp_element.serp_item.etv,desc'] }]),
   })
   if (res.status === 401) {

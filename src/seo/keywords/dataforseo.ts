@@ -1,3 +1,4 @@
+import { basicAuthorization } from '../../lib/crypto'
 import { ProviderError, UpstreamError } from '../../providers/errors'
 import { readJson } from '../../providers/web/fetch'
 import type { ActionContext } from '../../runtime/context'
@@ -15,7 +16,7 @@ async function post<R>(ctx: ActionContext, path: string, task: Record<string, un
     service: SERVICE,
     idempotent: true,
     timeoutMs: 30_000,
-    headers: { authorization: `Basic ${btoa(`${ctx.env.DATAFORSEO_LOGIN}:${ctx.env.DATAFORSEO_PASSWORD}`)}`, 'content-type': 'application/json' },
+    headers: { authorization: basicAuthorization(ctx.env.DATAFORSEO_LOGIN ?? '', ctx.env.DATAFORSEO_PASSWORD ?? ''), 'content-type': 'application/json' },
     body: JSON.stringify([{ ...MARKET, ...task }]),
   })
   if (res.status === 401) {
