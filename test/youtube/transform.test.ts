@@ -348,3 +348,15 @@ describe('timedtext cues in linear time (amplification)', () => {
     expect(parseTimedText(`<transcript>${'<text start="1"'.repeat(500_000)}`)).toEqual([])
   })
 })
+
+describe('watch page JSON within a Worker heap (amplification)', () => {
+  // Failed before: 8 MB of "{}," parsed into 2.6 million objects, 166 MB of heap in Node (a Worker has 128 MB).
+  it('reads an assignment of up to 500,000 values and skips a larger one, as if absent', () => {
+    const page = (items: string, n: number) => `<script>var ytInitialData = {"a":[${items.repeat(n)}0]};</script>`
+    expect((extractJsonAssignment(page('0,', 400_000), 'ytInitialData') as { a: unknown[] }).a).toHaveLength(400_001)
+    expect(extractJsonAssignment(page('{},', 600_000), 'ytInitialData')).toBeNull()
+    expect(extractJsonAssignment(page('[],', 2_600_000), 'ytInitialData')).toBeNull()
+    // Separators inside strings are text, not values.
+    expect(extractJsonAssignment(`var ytInitialData = {"a":"${',{['.repeat(400_000)}"};`, 'ytInitialData')).toEqual({ a: ',{['.repeat(400_000) })
+  })
+})

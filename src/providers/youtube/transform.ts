@@ -115,8 +115,15 @@ export function tooManyRequests(videoId: string, retryAfterSeconds?: number): Up
 }
 
 /**
+ * Values a page's JSON assignment may hold. A parsed value costs up to 64 bytes of heap, so 8 MB of
+ * `{},` (2.6 million objects) took 166 MB, past a Worker's 128 MB; YouTube's own are far below this.
+ */
+export const MAX_JSON_VALUES = 500_000
+
+/**
  * Reads a `var name = {...};` (or `window["name"] = {...}`) JSON assignment from a page by
- * matching braces, since the object is followed by arbitrary script. Null when absent or broken.
+ * matching braces, since the object is followed by arbitrary script. Null when absent, broken or
+ * holding more than MAX_JSON_VALUES values (counted by their separators before anything is parsed).
  */
 export function extractJsonAssignment(html: string, name: string): Json | null {
   const marker = new RegExp(`(?:var\\s+${name}|window\\[["']${name}["']\\]|${name})\\s*=\\s*\\{`)
@@ -124,6 +131,7 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
   if (!found) return null
   const start = found.index + found[0].length - 1
   let depth = 0
+  let values = 0
   let inString = false
   for (let i = start; i < html.length; i++) {
     const ch = html.charCodeAt(i)
@@ -134,8 +142,12 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
       continue
     }
     if (ch === 34) inString = true
-    else if (ch === 123) depth++
-    else if (ch === 125 && --depth === 0) {
+    else if (ch === 44 || ch === 91) {
+      if (++values > MAX_JSON_VALUES) return null
+    } else if (ch === 123) {
+      depth++
+      if (++values > MAX_JSON_VALUES) return null
+    } else if (ch === 125 && --depth === 0) {
       try {
         return JSON.parse(html.slice(start, i + 1))
       } catch {
