@@ -179,3 +179,86 @@ describe('words with quotes in linear time', () => {
     expect(phrasesOf(`${text} ${text}`).size).toBe(1)
   })
 })
+
+describe('page facts stay bounded by the markup (amplification)', () => {
+  const PAGE = 3 * 1024 * 1024
+  /** A page of `unit` repeated up to `bytes`, as a hostile site could serve it. */
+  const page = (head: string, unit: (i: number) => string, bytes: number) => {
+    const parts = [head]
+    let size = head.length
+    for (let i = 0; size < bytes; i++) {
+      const u = unit(i)
+      parts.push(u)
+      size += u.length
+    }
+    return parts.join('')
+  }
+  const lists = (f: ReturnType<typeof extractHtmlText>) => ({
+    headings: f.headings.length,
+    titles: f.titles.length,
+    metaDescriptions: f.metaDescriptions.length,
+    metaRobots: f.metaRobots.length,
+    canonicals: f.canonicals.length,
+    hreflangs: f.hreflangs.length,
+    feeds: f.feeds.length,
+    jsonLdTypes: f.jsonLd.types.length,
+    microdataTypes: f.microdataTypes.length,
+  })
+  const CAPS = { headings: 500, titles: 100, metaDescriptions: 100, metaRobots: 100, canonicals: 100, hreflangs: 500, feeds: 100, jsonLdTypes: 100, microdataTypes: 100 }
+
+  // Failed before: each list kept every entry, so a 1 MB page of <h2>a</h2> gave 5.5 MB of facts
+  // (past D1's 2 MB row) and repeated head tags or types grew without end.
+  it('keeps each repeatable list to its first entries, whatever the unit and the count', () => {
+    const units: [string, (i: number) => string][] = [
+      ['<html><body>', () => '<h2>a</h2>'],
+      ['<html><head>', () => '<title>t</title>'],
+      ['<html><head>', () => '<meta name=description content=d>'],
+      ['<html><head>', () => '<meta name=robots content=index>'],
+      ['<html><head>', (i) => `<link rel=canonical href=/${i}>`],
+      ['<html><head>', (i) => `<link rel=alternate hreflang=x${i} href=/${i}>`],
+      ['<html><head>', (i) => `<link rel=alternate type=application/rss+xml href=/${i}>`],
+      ['<html><body>', (i) => `<b itemtype="t${i}">`],
+      ['<html><body>', (i) => `<script type="application/ld+json">{"@type":"t${i}"}</script>`],
+    ]
+    fc.assert(
+      fc.property(fc.constantFrom(...units), fc.integer({ min: 1, max: 256 * 1024 }), ([head, unit], bytes) => {
+        const html = page(head, unit, bytes)
+        const facts = extractHtmlText(html, URL_)
+        for (const [name, n] of Object.entries(lists(facts))) expect(n, name).toBeLessThanOrEqual(CAPS[name as keyof typeof CAPS])
+        expect(JSON.stringify(facts).length).toBeLessThanOrEqual(html.length + 64 * 1024)
+      }),
+      { numRuns: 40 },
+    )
+    const headings = extractHtmlText(
+      page('<html><body>', () => '<h2>a</h2>', 1024 * 1024),
+      URL_,
+    )
+    expect(headings.headings).toHaveLength(500)
+    expect(JSON.stringify(headings).length).toBeLessThan(64 * 1024)
+  })
+
+  // Failed before (each ran past the test timeout): the types were deduplicated by a scan of the
+  // list so far, quadratic in a page of distinct types (56 s each for 3 MB in Node).
+  it('reads a full-size page of distinct JSON-LD or microdata types', () => {
+    const microdata = extractHtmlText(
+      page('<html><body>', (i) => `<b itemtype="t${i}">`, PAGE),
+      URL_,
+    )
+    expect(microdata.microdataTypes).toHaveLength(100)
+    const types: string[] = []
+    for (let i = 0, n = 0; n < PAGE; i++, n += 8) types.push(`"t${i}"`)
+    const jsonLd = extractHtmlText(`<html><head><script type="application/ld+json">{"@type":[${types.join(',')}]}</script>`, URL_)
+    expect(jsonLd.jsonLd.types).toHaveLength(100)
+    expect(jsonLd.jsonLd.types.slice(0, 2)).toEqual(['t0', 't1'])
+  })
+
+  // Failed before (ran past the test timeout): a word split over many inline elements made every
+  // text chunk re-read the whole block so far (57 s for 3 MB in Node).
+  it('reads a full-size page of one word split over inline elements', () => {
+    const facts = extractHtmlText(
+      page('<html><body>', () => '<i>x</i>', PAGE),
+      URL_,
+    )
+    expect(facts.wordCount).toBe(1)
+  })
+})

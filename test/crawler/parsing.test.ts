@@ -38,6 +38,44 @@ describe('sitemaps and feeds', () => {
   })
 })
 
+describe('sitemap and feed files parse within a bounded number of elements (amplification)', () => {
+  // The cut README documents: a file is parsed up to its first 60,000 XML elements.
+  const MAX_XML_ELEMENTS = 60_000
+  /** Entry shapes: how many elements each takes, and its XML. */
+  const shapes: [number, (i: number) => string, string, string][] = [
+    [2, (i) => `<url><loc>https://a.test/${i}</loc></url>`, '<urlset>', '</urlset>'],
+    [3, (i) => `<url><loc>https://a.test/${i}</loc><lastmod>2025-01-02</lastmod></url>`, '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', '</urlset>'],
+    [2, (i) => `<s:url><s:loc>https://a.test/${i}</s:loc></s:url>`, '<s:urlset xmlns:s="http://www.sitemaps.org/schemas/sitemap/0.9">', '</s:urlset>'],
+  ]
+  const build = (n: number, entry: (i: number) => string, open: string, close: string) => {
+    const parts = [open]
+    for (let i = 0; i < n; i++) parts.push(entry(i))
+    parts.push(close)
+    return parts.join('')
+  }
+
+  // Failed before: every element was parsed, so a file of tiny entries held about 350 bytes per
+  // element (a 10 MB sitemap of 365,000 URLs: 260 MB in Node, twice a Worker's memory).
+  it('reads the entries before the cut as the whole file would, and none past it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40_000 }), fc.constantFrom(...shapes), (n, [k, entry, open, close]) => {
+        const { urls } = parseSitemap(build(n, entry, open, close))
+        const kept = Math.min(n, Math.floor((MAX_XML_ELEMENTS - 3) / k) + 1)
+        expect(urls).toHaveLength(kept)
+        expect(urls[kept - 1].loc).toBe(`https://a.test/${kept - 1}`)
+      }),
+      { numRuns: 12 },
+    )
+  })
+
+  it('parses a full-size sitemap or feed of tiny entries to a bounded list', () => {
+    const entries = Math.ceil((10 * 1024 * 1024) / 38)
+    expect(parseSitemap(build(entries, shapes[0][1], '<urlset>', '</urlset>')).urls).toHaveLength((MAX_XML_ELEMENTS - 2) / 2)
+    const items = Math.ceil((5 * 1024 * 1024) / 40)
+    expect(parseFeedLinks(build(items, (i) => `<item><link>https://a.test/b/${i}</link></item>`, '<rss><channel>', '</channel></rss>'))).toHaveLength((MAX_XML_ELEMENTS - 4) / 2 + 1)
+  })
+})
+
 describe('scope', () => {
   const scope = { kind: 'custom_path' as const, site: 'a.test', prefixes: ['/docs/'], reason: '' }
   it('keeps same-site URLs under the path prefix, www or not', () => {

@@ -315,3 +315,48 @@ describe('caption tags in linear time', () => {
     expect(parseTimedText(xml(`${'&lt;'.repeat(100_000)}x`))[0].text).toHaveLength(100_001)
   })
 })
+
+describe('timedtext cues in linear time (amplification)', () => {
+  /** The cue scan as it was: the lazy regexes, which searched the rest of the text from every unclosed tag. */
+  const before = (text: string) => {
+    const read = (re: RegExp) => [...text.matchAll(re)].map((m) => ({ attrs: m[1], body: m[2] }))
+    const classic = read(/<text\b([^>]*)>([\s\S]*?)<\/text>/g)
+    return { classic, srv3: read(/<p\b([^>]*)>([\s\S]*?)<\/p>/g) }
+  }
+  const piece = fc.constantFrom('<text', '<text>', '</text>', '<p', '<p>', '</p>', ' start="1"', ' t="2000"', ' dur="3"', '>', '<', 'a', 'b ', '<textx>', '<pre>', '&amp;', '\n')
+
+  it('reads the same cues as the regexes did, over generated markup', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join('')
+        const { classic, srv3 } = before(text)
+        const expected = [...classic.map((m) => ({ start: Number(/\bstart="([^"]*)"/.exec(m.attrs)?.[1] ?? 0), duration: Number(/\bdur="([^"]*)"/.exec(m.attrs)?.[1] ?? 0), body: m.body }))]
+        const cues = parseTimedText(text)
+        const classicCues = expected.filter((c) => parseTimedText(`<text start="${c.start}" dur="${c.duration}">${c.body}</text>`).length > 0)
+        if (classicCues.length > 0) expect(cues.map((c) => [c.start, c.duration])).toEqual(classicCues.map((c) => [c.start, c.duration]))
+        else expect(cues).toHaveLength(srv3.filter((m) => parseTimedText(`<p>${m.body}</p>`).length > 0).length)
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  // Failed before (ran past the test timeout): 8 MB of unclosed cues, as a broken or hostile
+  // upstream could answer, made the regex search the rest of the text from each one.
+  it('returns on 8 MB of unclosed cue tags', () => {
+    expect(parseTimedText(`<transcript>${'<text>'.repeat(1_400_000)}`)).toEqual([])
+    expect(parseTimedText(`<timedtext>${'<p t="1">'.repeat(900_000)}`)).toEqual([])
+    expect(parseTimedText(`<transcript>${'<text start="1"'.repeat(500_000)}`)).toEqual([])
+  })
+})
+
+describe('watch page JSON within a Worker heap (amplification)', () => {
+  // Failed before: 8 MB of "{}," parsed into 2.6 million objects, 166 MB of heap in Node (a Worker has 128 MB).
+  it('reads an assignment of up to 500,000 values and skips a larger one, as if absent', () => {
+    const page = (items: string, n: number) => `<script>var ytInitialData = {"a":[${items.repeat(n)}0]};</script>`
+    expect((extractJsonAssignment(page('0,', 400_000), 'ytInitialData') as { a: unknown[] }).a).toHaveLength(400_001)
+    expect(extractJsonAssignment(page('{},', 600_000), 'ytInitialData')).toBeNull()
+    expect(extractJsonAssignment(page('[],', 2_600_000), 'ytInitialData')).toBeNull()
+    // Separators inside strings are text, not values.
+    expect(extractJsonAssignment(`var ytInitialData = {"a":"${',{['.repeat(400_000)}"};`, 'ytInitialData')).toEqual({ a: ',{['.repeat(400_000) })
+  })
+})

@@ -148,6 +148,17 @@ const VISIBLE_DATE = new RegExp(`\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)
 const HANDLED = new Set([...TRACKED, ...CLOSES_P, ...['html', 'meta', 'link', 'img', 'iframe', 'video', 'audio', 'source', 'embed', 'track', 'object', 'time', 'main']])
 const MAX_TEXT = 200_000
 const MAX_LINKS = 300
+// A page's facts are stored as one D1 row and every page of a crawl is read back at once: lists a
+// page can repeat at will are kept to their first entries, so the facts never outgrow the markup
+// (a heading costs 10 bytes of HTML and 55 of facts).
+const MAX_HEADINGS = 500
+const MAX_HEAD_ENTRIES = 100
+const MAX_HREFLANGS = 500
+const MAX_TYPES = 100
+
+function keep<T>(list: T[], item: T, max: number): void {
+  if (list.length < max) list.push(item)
+}
 
 interface Frame {
   tag: string
@@ -178,19 +189,23 @@ function anchorProblem(el: TagElement, href: string | null, isUrl: (href: string
   return null
 }
 
-function jsonLdTypes(value: unknown, out: HtmlFacts['jsonLd']): void {
+function jsonLdTypes(value: unknown, out: HtmlFacts['jsonLd'], seen: Set<string>): void {
   if (Array.isArray(value)) {
-    for (const v of value) jsonLdTypes(v, out)
+    for (const v of value) jsonLdTypes(v, out, seen)
     return
   }
   if (!value || typeof value !== 'object') return
   const obj = value as Record<string, unknown>
   const type = obj['@type']
-  for (const t of Array.isArray(type) ? type : type ? [type] : []) if (typeof t === 'string' && !out.types.includes(t)) out.types.push(t)
+  for (const t of Array.isArray(type) ? type : type ? [type] : []) {
+    if (typeof t !== 'string' || seen.has(t) || out.types.length >= MAX_TYPES) continue
+    seen.add(t)
+    out.types.push(t)
+  }
   if (obj.author) out.author = true
   if (typeof obj.datePublished === 'string') out.datePublished ??= obj.datePublished
   if (typeof obj.dateModified === 'string') out.dateModified ??= obj.dateModified
-  for (const [k, v] of Object.entries(obj)) if (k !== '@context' && v && typeof v === 'object') jsonLdTypes(v, out)
+  for (const [k, v] of Object.entries(obj)) if (k !== '@context' && v && typeof v === 'object') jsonLdTypes(v, out, seen)
 }
 
 /** Receives a document's start tags and text in order, then gives its facts. */
@@ -262,6 +277,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   let blockBoilerplate = false
   let blockInRegion = false
   const seenLinks = new Set<string>()
+  const seenJsonLdTypes = new Set<string>()
+  const seenMicrodataTypes = new Set<string>()
   const https = base.protocol === 'https:'
 
   // Open-element counters, so text and element callbacks never scan the stack.
@@ -319,7 +336,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     if (!heading) return
     const text = squash(heading.parts.join(''))
     const entry: HeadingFact = { level: heading.level, text: text.slice(0, 200), answered: false, linked: heading.linkedChars > 0 && heading.plainChars === 0 }
-    facts.headings.push(entry)
+    keep(facts.headings, entry, MAX_HEADINGS)
     heading = null
     pendingHeading = text ? entry : null
   }
@@ -504,7 +521,9 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   }
   const onItemtype = (el: TagElement) => {
     const name = (el.getAttribute('itemtype') ?? '').trim().split('/').pop() ?? ''
-    if (name && !facts.microdataTypes.includes(name)) facts.microdataTypes.push(name)
+    if (!name || seenMicrodataTypes.has(name) || facts.microdataTypes.length >= MAX_TYPES) return
+    seenMicrodataTypes.add(name)
+    facts.microdataTypes.push(name)
   }
   const onText = (raw: string) => {
     if (!raw) return
@@ -529,19 +548,20 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
       blockInRegion = regionDepth > 0
     }
     block += text
-    // A long block is counted in parts, cut where a word ends.
-    if (block.length > 4096 && /\s$/.test(block)) endBlock()
+    // A long block is counted in parts, cut where a word ends. The test reads the new text alone: a
+    // regex on the growing block would flatten it on every chunk, quadratic in a word of many chunks.
+    if (block.length > 4096 && /\s$/.test(text)) endBlock()
   }
 
   function closeTitle() {
-    if (title) facts.titles.push(squash(title.join('')))
+    if (title) keep(facts.titles, squash(title.join('')), MAX_HEAD_ENTRIES)
     title = null
   }
   function closeJsonLd() {
     const text = (jsonLd ?? []).join('')
     jsonLd = null
     try {
-      jsonLdTypes(JSON.parse(text), facts.jsonLd)
+      jsonLdTypes(JSON.parse(text), facts.jsonLd, seenJsonLdTypes)
     } catch (err) {
       if (facts.jsonLd.errors.length < 5) facts.jsonLd.errors.push(`JSON-LD block is not valid JSON: ${(err as Error).message.slice(0, 120)}`)
     }
@@ -561,11 +581,11 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const name = (el.getAttribute('name') ?? '').trim().toLowerCase()
     const property = (el.getAttribute('property') ?? '').trim().toLowerCase()
     const content = decodeEntities(el.getAttribute('content') ?? '')
-    if (name === 'description' && !bodyStarted) facts.metaDescriptions.push(content)
+    if (name === 'description' && !bodyStarted) keep(facts.metaDescriptions, content, MAX_HEAD_ENTRIES)
     if (name === 'viewport') facts.viewport = true
     if (name === 'author' && content.trim()) facts.author = content.trim()
     if (name === 'robots' || name.endsWith('bot') || name === 'googlebot-news' || name === 'slurp') {
-      if (!bodyStarted) facts.metaRobots.push({ name, content })
+      if (!bodyStarted) keep(facts.metaRobots, { name, content }, MAX_HEAD_ENTRIES)
     }
     if (property.startsWith('og:') && Object.keys(facts.openGraph).length < 20) facts.openGraph[property] = content
     if (property === 'article:published_time' || name === 'date' || name === 'dc.date') facts.published ??= content
@@ -577,14 +597,14 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const href = el.getAttribute('href')
     if (rel.includes('stylesheet')) mixed(href)
     if (bodyStarted) return
-    if (rel.includes('canonical') && href !== null) facts.canonicals.push(decodeEntities(href))
+    if (rel.includes('canonical') && href !== null) keep(facts.canonicals, decodeEntities(href), MAX_HEAD_ENTRIES)
     if (rel.includes('alternate')) {
       const hreflang = el.getAttribute('hreflang')
-      if (hreflang !== null) facts.hreflangs.push({ lang: decodeEntities(hreflang), href: href === null ? null : decodeEntities(href) })
+      if (hreflang !== null) keep(facts.hreflangs, { lang: decodeEntities(hreflang), href: href === null ? null : decodeEntities(href) }, MAX_HREFLANGS)
       const type = (el.getAttribute('type') ?? '').toLowerCase()
       if ((type === 'application/rss+xml' || type === 'application/atom+xml') && href) {
         const u = resolve(decodeEntities(href))
-        if (u) facts.feeds.push(u.toString())
+        if (u) keep(facts.feeds, u.toString(), MAX_HEAD_ENTRIES)
       }
     }
     if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'

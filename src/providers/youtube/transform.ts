@@ -115,8 +115,15 @@ export function tooManyRequests(videoId: string, retryAfterSeconds?: number): Up
 }
 
 /**
+ * Values a page's JSON assignment may hold. A parsed value costs up to 64 bytes of heap, so 8 MB of
+ * `{},` (2.6 million objects) took 166 MB, past a Worker's 128 MB; YouTube's own are far below this.
+ */
+export const MAX_JSON_VALUES = 500_000
+
+/**
  * Reads a `var name = {...};` (or `window["name"] = {...}`) JSON assignment from a page by
- * matching braces, since the object is followed by arbitrary script. Null when absent or broken.
+ * matching braces, since the object is followed by arbitrary script. Null when absent, broken or
+ * holding more than MAX_JSON_VALUES values (counted by their separators before anything is parsed).
  */
 export function extractJsonAssignment(html: string, name: string): Json | null {
   const marker = new RegExp(`(?:var\\s+${name}|window\\[["']${name}["']\\]|${name})\\s*=\\s*\\{`)
@@ -124,6 +131,7 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
   if (!found) return null
   const start = found.index + found[0].length - 1
   let depth = 0
+  let values = 0
   let inString = false
   for (let i = start; i < html.length; i++) {
     const ch = html.charCodeAt(i)
@@ -134,8 +142,12 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
       continue
     }
     if (ch === 34) inString = true
-    else if (ch === 123) depth++
-    else if (ch === 125 && --depth === 0) {
+    else if (ch === 44 || ch === 91) {
+      if (++values > MAX_JSON_VALUES) return null
+    } else if (ch === 123) {
+      depth++
+      if (++values > MAX_JSON_VALUES) return null
+    } else if (ch === 125 && --depth === 0) {
       try {
         return JSON.parse(html.slice(start, i + 1))
       } catch {
@@ -288,21 +300,37 @@ function cueText(raw: string): string {
  */
 export function parseTimedText(xml: string): Cue[] {
   const cues: Cue[] = []
-  const classic = /<text\b([^>]*)>([\s\S]*?)<\/text>/g
-  for (let m = classic.exec(xml); m; m = classic.exec(xml)) {
-    const attrs = m[1]
-    const text = cueText(m[2])
+  for (const m of elements(xml, 'text')) {
+    const text = cueText(m.body)
     if (!text) continue
-    cues.push({ start: Number(attr(attrs, 'start') ?? 0), duration: Number(attr(attrs, 'dur') ?? 0), text })
+    cues.push({ start: Number(attr(m.attrs, 'start') ?? 0), duration: Number(attr(m.attrs, 'dur') ?? 0), text })
   }
   if (cues.length) return cues
-  const srv3 = /<p\b([^>]*)>([\s\S]*?)<\/p>/g
-  for (let m = srv3.exec(xml); m; m = srv3.exec(xml)) {
-    const text = cueText(m[2])
+  for (const m of elements(xml, 'p')) {
+    const text = cueText(m.body)
     if (!text) continue
-    cues.push({ start: Number(attr(m[1], 't') ?? 0) / 1000, duration: Number(attr(m[1], 'd') ?? 0) / 1000, text })
+    cues.push({ start: Number(attr(m.attrs, 't') ?? 0) / 1000, duration: Number(attr(m.attrs, 'd') ?? 0) / 1000, text })
   }
   return cues
+}
+
+/**
+ * Each `<tag ...>body</tag>` in order, the body ending at the first close tag, as the lazy regex
+ * `<tag\b([^>]*)>([\s\S]*?)</tag>` reads them. The regex searched the rest of the text again from
+ * every open tag left unclosed (an hour of CPU for 8 MB of "<text>"); once no ">" or close tag
+ * follows one open tag, none follows a later one either, so the scan stops there.
+ */
+function* elements(xml: string, tag: string): Generator<{ attrs: string; body: string }> {
+  const open = new RegExp(`<${tag}\\b`, 'g')
+  const close = `</${tag}>`
+  for (let m = open.exec(xml); m; m = open.exec(xml)) {
+    const attrsEnd = xml.indexOf('>', open.lastIndex)
+    if (attrsEnd < 0) return
+    const end = xml.indexOf(close, attrsEnd + 1)
+    if (end < 0) return
+    yield { attrs: xml.slice(open.lastIndex, attrsEnd), body: xml.slice(attrsEnd + 1, end) }
+    open.lastIndex = end + close.length
+  }
 }
 
 function attr(attrs: string, name: string): string | undefined {
