@@ -11,6 +11,53 @@ export const BASE = 'https://api.test'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any
 
+/** One D1 round trip: the SQL of its statements. */
+export type Trip = string[]
+
+/**
+ * `db` with every round trip recorded in `trips`, each as the SQL of its statements, and, when given,
+ * the SQL of every statement prepared (run or not) in `prepared`.
+ */
+export function countingDb(db: D1Database, trips: Trip[], prepared?: string[]): D1Database {
+  const real = new WeakMap<object, D1PreparedStatement>()
+  const sqlOf = new WeakMap<object, string>()
+  const wrap = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    const proxy = new Proxy(statement, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown
+        if (typeof value !== 'function') return value
+        if (prop === 'bind') return (...args: unknown[]) => wrap(target.bind(...args), sql)
+        if (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw') {
+          return (...args: unknown[]) => {
+            trips.push([sql])
+            return (value as (...a: unknown[]) => unknown).apply(target, args)
+          }
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target)
+      },
+    })
+    real.set(proxy, statement)
+    sqlOf.set(proxy, sql)
+    return proxy
+  }
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'prepare')
+        return (sql: string) => {
+          prepared?.push(sql)
+          return wrap(target.prepare(sql), sql)
+        }
+      if (prop === 'batch')
+        return (statements: D1PreparedStatement[]) => {
+          trips.push(statements.map((s) => sqlOf.get(s) ?? '?'))
+          return target.batch(statements.map((s) => real.get(s) ?? s))
+        }
+      const value = Reflect.get(target, prop) as unknown
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    },
+  })
+}
+
 /** Calls the Worker with a JSON body (or raw text) and optional bearer token. */
 export async function request(
   method: string,

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app'
-import { newCaller, request, type Json } from './helpers'
+import { countingDb, newCaller, request, type Json, type Trip } from './helpers'
 
 /**
  * An inline invocation without an Idempotency-Key is written once, when it ends: its steps' runs,
@@ -9,45 +9,6 @@ import { newCaller, request, type Json } from './helpers'
  * grant to the agent is read with the agent. Counted at D1's interface: each round trip and the SQL
  * of its statements.
  */
-type Trip = string[]
-
-/** `db` with every round trip recorded in `trips`, each as the SQL of its statements. */
-function countingDb(db: D1Database, trips: Trip[]): D1Database {
-  const real = new WeakMap<object, D1PreparedStatement>()
-  const sqlOf = new WeakMap<object, string>()
-  const wrap = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    const proxy = new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop) as unknown
-        if (typeof value !== 'function') return value
-        if (prop === 'bind') return (...args: unknown[]) => wrap(target.bind(...args), sql)
-        if (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw') {
-          return (...args: unknown[]) => {
-            trips.push([sql])
-            return (value as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return (value as (...a: unknown[]) => unknown).bind(target)
-      },
-    })
-    real.set(proxy, statement)
-    sqlOf.set(proxy, sql)
-    return proxy
-  }
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => wrap(target.prepare(sql), sql)
-      if (prop === 'batch')
-        return (statements: D1PreparedStatement[]) => {
-          trips.push(statements.map((s) => sqlOf.get(s) ?? '?'))
-          return target.batch(statements.map((s) => real.get(s) ?? s))
-        }
-      const value = Reflect.get(target, prop) as unknown
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-    },
-  })
-}
-
 /** Calls the Worker with D1 counted; answers the status, the body and the round trips. */
 async function counted(path: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json; runId: string; trips: Trip[] }> {
   const trips: Trip[] = []

@@ -9,19 +9,12 @@ import { getModel } from '../src/providers/llm'
 import { callAction, createContext, runDeadline, type Runtime } from '../src/runtime/execute'
 import { createLogger } from '../src/runtime/log'
 import { fakeDnsAnswer } from './fake-dns'
-import { createAccount, newCaller, request } from './helpers'
+import { countingDb, createAccount, newCaller, request } from './helpers'
 
 /** A runtime over `e` whose D1 statements are recorded (their SQL text) as they are prepared. */
 function recordingRuntime(e: Env): { rt: Runtime; statements: string[] } {
   const statements: string[] = []
-  const db = new Proxy(e.DB, {
-    get(target, key) {
-      if (key === 'prepare') return (sql: string) => (statements.push(sql), target.prepare(sql))
-      const value = Reflect.get(target, key)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
-  const env2 = { ...e, DB: db } as Env
+  const env2 = { ...e, DB: countingDb(e.DB, [], statements) } as Env
   return { rt: { env: env2, config: readConfig(env2), log: createLogger({ test: 'run-context' }), actions: getAction, waitUntil: () => undefined }, statements }
 }
 
