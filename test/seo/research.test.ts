@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:test'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readConfig } from '../../src/config'
+import { basicAuthorization } from '../../src/lib/crypto'
 import type { Env } from '../../src/env'
 import { createContext } from '../../src/runtime/execute'
 import { createLogger } from '../../src/runtime/log'
@@ -281,6 +283,17 @@ describe('aeo_seo_research with a keyword data provider', () => {
 })
 
 describe('aeo_seo_research with a DataForSEO password past Latin-1', () => {
+  it('encodes any login and password as the UTF-8 bytes of "login:password"', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (login, password) => {
+        const value = basicAuthorization(login, password)
+        expect(value).toMatch(/^Basic [A-Za-z0-9+/]*={0,2}$/)
+        const bytes = Uint8Array.from(atob(value.slice('Basic '.length)), (c) => c.charCodeAt(0))
+        expect(bytes).toEqual(new TextEncoder().encode(`${login}:${password}`))
+      }),
+      { numRuns: 2000 },
+    )
+  })
   it('sends it as UTF-8 Basic credentials instead of failing the call', async () => {
     const accountId = await createAccount()
     mockFetch(trailgear, dataforseo)
