@@ -1,12 +1,17 @@
 import { APICallError, NoObjectGeneratedError } from 'ai'
+import { parseJson } from '../../lib/json-depth'
 import { UpstreamError } from '../errors'
 import { retryAfterSeconds } from '../web/retry-after'
 
-/** The vendor's own error text from an error body ({error:{message}} for OpenAI and Anthropic). */
-export function vendorMessage(body: string | undefined): string | undefined {
-  if (!body) return undefined
+/**
+ * The vendor's own error text from an error body ({error:{message}} for OpenAI and Anthropic). The AI
+ * SDK types the body as text but does not always hand over text (an answer it could not read as JSON
+ * of the expected shape), so anything else has no message.
+ */
+export function vendorMessage(body: unknown): string | undefined {
+  if (typeof body !== 'string' || !body) return undefined
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
+    const parsed = parseJson(body) as { error?: { message?: unknown } | string; message?: unknown }
     if (typeof parsed.error === 'string') return parsed.error.slice(0, 300)
     if (parsed.error && typeof parsed.error.message === 'string') return parsed.error.message.slice(0, 300)
     if (typeof parsed.message === 'string') return parsed.message.slice(0, 300)
