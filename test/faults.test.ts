@@ -6,7 +6,7 @@ import { alice } from './social/fake-pds'
 import { TEST_DNS, withFakeDns } from './fake-dns'
 
 /** An upstream misbehaving in one way, for every host but the test's own. */
-type Fault = '429' | '500' | 'garbage' | 'truncated' | 'empty'
+type Fault = '429' | '500' | 'garbage' | 'truncated' | 'empty' | 'deep'
 
 function faulty(kind: Fault, hosts: string[]) {
   let calls = 0
@@ -22,6 +22,9 @@ function faulty(kind: Fault, hosts: string[]) {
         return new Response('\u0000\u00ff<<<not json, not html>>>{]', { status: 200, headers: { 'content-type': 'application/json' } })
       case 'empty':
         return new Response('', { status: 200, headers: { 'content-type': 'application/json' } })
+      case 'deep':
+        // Valid JSON nested 100,000 levels: past what anything that recurses over it can hold.
+        return new Response(`{"results":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, { status: 200, headers: { 'content-type': 'application/json' } })
       case 'truncated': {
         const stream = new ReadableStream<Uint8Array>({
           start(controller) {
@@ -36,7 +39,7 @@ function faulty(kind: Fault, hosts: string[]) {
   return { handler, calls: () => calls }
 }
 
-const FAULTS: Fault[] = ['429', '500', 'garbage', 'truncated', 'empty']
+const FAULTS: Fault[] = ['429', '500', 'garbage', 'truncated', 'empty', 'deep']
 
 async function expectCleanFailure(res: { status: number; body: Json }) {
   expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400)

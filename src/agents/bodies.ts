@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { getAction } from '../actions/registry'
-import { parsePath } from '../runtime/templates'
+import { parsePath, REFERENCE_DEPTH } from '../runtime/templates'
 import { ParametersSchema, WorkflowSchema, type Parameters, type Workflow } from './schema'
 import { checkSecretSlots, markSecretParameters } from './secret-params'
 
@@ -9,8 +9,10 @@ import { checkSecretSlots, markSecretParameters } from './secret-params'
 
 const REFERENCE = /\{\{([^{}]{0,512})\}\}/g
 
+/** The strings of a step's input that a run reads references from (none nested past REFERENCE_DEPTH). */
 function* stringsIn(value: unknown, path: (string | number)[] = []): Generator<{ text: string; path: (string | number)[] }> {
   if (typeof value === 'string') yield { text: value, path }
+  else if (path.length >= REFERENCE_DEPTH) return
   else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* stringsIn(value[i], [...path, i])
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* stringsIn(v, [...path, k])
 }

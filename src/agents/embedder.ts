@@ -9,6 +9,7 @@ import type { Env } from '../env'
 import { ApiError } from '../http/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { normalize, offlineEncoder, type AssetFetch } from './encoder'
+import { parseJson } from '../lib/json-depth'
 
 export interface Embedder {
   /** `<kind>:<model>#text<version>` (embedderId): stored beside each vector. */
@@ -93,7 +94,7 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
             body: JSON.stringify({ model, input: texts }),
           })
           if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}`)
-          const body = (await res.json()) as { data?: unknown }
+          const body = parseJson(await res.text()) as { data?: unknown }
           return vectorsOf(inInputOrder(body.data), texts.length, 'embeddings endpoint')
         },
       }

@@ -4,6 +4,7 @@ import type { ActionContext } from '../runtime/context'
 import { resolveReferences } from '../runtime/templates'
 import { agentScope, assertMayRun } from './access'
 import { convertParam, type Parameters, type Workflow } from './schema'
+import { JsonTooDeepError, parseJson } from '../lib/json-depth'
 
 /**
  * The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists).
@@ -19,12 +20,14 @@ export async function loadAgent(db: D1Database, viewer: Viewer, id: string, publ
 /** Parses `input`/`user_input` (object or JSON text) into a parameter object. */
 export function parseAgentInput(value: unknown, field: string): Record<string, unknown> {
   if (value === undefined || value === null || value === '') return {}
-  let parsed = value
+  let parsed: unknown = value
   if (typeof value === 'string') {
     try {
-      parsed = JSON.parse(value)
-    } catch {
-      throw new ApiError('VALIDATION_FAILED', `${field} is not valid JSON text`, [{ path: `/${field}`, message: 'Expected a JSON object or its text' }])
+      parsed = parseJson(value)
+    } catch (err) {
+      // Not the parser's own message: it quotes the text, which may hold a secret parameter.
+      const why = err instanceof JsonTooDeepError ? err.message : 'Expected a JSON object or its text'
+      throw new ApiError('VALIDATION_FAILED', `${field} is not valid JSON text`, [{ path: `/${field}`, message: why }])
     }
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { parseOrThrow } from './validate'
 import type { Context } from 'hono'
+import { parseJson } from '../lib/json-depth'
 import { ApiError } from './errors'
 import type { AppEnv } from './types'
 
@@ -14,7 +15,7 @@ export function isJsonContentType(value: string | undefined): boolean {
 /**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 past the configured size
  * (checked on Content-Length and again while streaming, since the header can lie or be absent),
- * 400 for text that is not JSON.
+ * 400 for text that is not JSON or nests deeper than MAX_JSON_DEPTH.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const max = c.get('config').maxBodyBytes
@@ -59,7 +60,7 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
   if (text.trim() === '') throw new ApiError('INVALID_JSON', 'Request body is empty: send a JSON object')
   try {
-    return JSON.parse(text)
+    return parseJson(text)
   } catch (err) {
     throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${(err as Error).message}`)
   }

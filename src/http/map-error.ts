@@ -1,7 +1,8 @@
 import type { MissingKeyError } from '../lib/crypto'
 import type { ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
 import { MAX_RETRY_AFTER_SECONDS } from '../providers/web/retry-after'
-import type { ExpansionTooLargeError, UnresolvedReferenceError } from '../runtime/templates'
+import type { ExpansionTooDeepError, ExpansionTooLargeError, UnresolvedReferenceError } from '../runtime/templates'
+import { MAX_JSON_DEPTH } from '../lib/json-depth'
 import { ApiError, isApiError, type ErrorCode } from './errors'
 
 const PROVIDER_CODES: Record<ProviderError['kind'], ErrorCode> = {
@@ -42,6 +43,11 @@ export function toApiError(err: unknown): ApiError | null {
       const e = err as ExpansionTooLargeError
       const message = `resolving {{...}} references makes the input larger than the limit of ${e.limit} bytes (MAX_RESOLVED_INPUT_BYTES)`
       return new ApiError('PAYLOAD_TOO_LARGE', `Input too large at ${e.field}: ${message}`, [{ path: e.field, message }])
+    }
+    case 'ExpansionTooDeep': {
+      const e = err as ExpansionTooDeepError
+      const message = `resolving {{...}} references nests the input deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`
+      return new ApiError('VALIDATION_FAILED', `Input too deep at ${e.field}: ${message}`, [{ path: e.field, message }])
     }
     case 'MissingBlobError':
       return new ApiError('NOT_FOUND', 'A stored value is no longer available: it expired or was purged')

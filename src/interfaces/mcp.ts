@@ -10,7 +10,8 @@ import { agentDescriptor } from '../agents/descriptor'
 import { agentAnnotations, agentInputSchema, toMcp, type ToolAnnotations } from '../agents/formats'
 import { MCP, MCP_OUTPUT, toDialect, zodJsonSchema, type JsonSchema } from '../agents/tool-schema'
 import { searchCatalog } from '../agents/search'
-import { ApiError } from '../http/errors'
+import { isJsonContentType, readJsonBody } from '../http/body'
+import { ApiError, isApiError } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import type { AppEnv } from '../http/types'
 import { callAction, mayQueue, type CallOutcome } from '../runtime/execute'
@@ -159,10 +160,21 @@ export async function handleMcp(c: Context<AppEnv>): Promise<Response> {
   const server = new Server({ name: 'agent-action-api', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } })
   server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(c, req.params?.cursor))
   server.setRequestHandler(CallToolRequestSchema, (req) => callTool(c, req.params.name, req.params.arguments ?? {}))
+  // The body is read as every route reads one (MAX_BODY_BYTES, MAX_JSON_DEPTH); the transport's own
+  // reader has neither. Its failures are JSON-RPC parse errors, as the transport answers them.
+  let parsedBody: unknown
+  if (isJsonContentType(c.req.header('content-type'))) {
+    try {
+      parsedBody = await readJsonBody(c)
+    } catch (err) {
+      if (!isApiError(err)) throw err
+      return c.json({ jsonrpc: '2.0', error: { code: err.status === 413 ? -32000 : -32700, message: err.message }, id: null }, err.status as 400 | 413)
+    }
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   await server.connect(transport)
   try {
-    return await transport.handleRequest(c.req.raw)
+    return await transport.handleRequest(c.req.raw, { parsedBody })
   } finally {
     c.executionCtx.waitUntil(server.close())
   }

@@ -112,9 +112,9 @@ export function mcpRoutes() {
       response: { description: 'JSON-RPC response', content: { ...jsonRpc, 'text/event-stream': { schema: { type: 'string' } } } },
       alternatives: {
         '202': { description: 'A notification was accepted (no body)', content: {} },
-        '400': { description: 'Not JSON-RPC (JSON-RPC error), or an undeclared query parameter (error envelope)', content: envelopeOrRpc },
+        '400': { description: 'Not JSON-RPC, or JSON nested deeper than 128 levels (JSON-RPC error); an undeclared query parameter (error envelope)', content: envelopeOrRpc },
         '406': { description: 'Not Acceptable: the Accept header does not name both application/json and text/event-stream', content: jsonRpc },
-        '413': { description: 'Body too large', content: envelopeOrRpc },
+        '413': { description: 'Body over MAX_BODY_BYTES (JSON-RPC error)', content: envelopeOrRpc },
         '415': { description: 'Content-Type is not application/json', content: envelopeOrRpc },
       },
       errors: [403],

@@ -1,5 +1,6 @@
 import { decodeEntities } from '../lib/text'
 import { tokenizeHtml, type TagElement } from '../providers/web/html-tokenizer'
+import { parseJson } from '../lib/json-depth'
 
 /** What the research reads from one HTML page. */
 export interface PageFacts {
@@ -89,7 +90,7 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
           ldText = ''
           onEnd(el, () => {
             try {
-              flattenJsonLd(JSON.parse(ldText ?? ''), facts.jsonLd)
+              flattenJsonLd(parseJson(ldText ?? ''), facts.jsonLd)
             } catch {
               // Broken JSON-LD on a page is common; it is skipped, not fatal.
             }

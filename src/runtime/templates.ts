@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { pointer } from '../http/errors'
+import { MAX_JSON_DEPTH, shortPointer, tooDeep } from '../lib/json-depth'
 import { jsonSize, jsonStringBodyBytes } from '../lib/json-size'
 import { setOwn } from '../lib/objects'
 
@@ -8,6 +9,11 @@ const REFERENCE = /\{\{([^{}]{0,512})\}\}/g
 const WHOLE = /^\s*\{\{([^{}]{0,512})\}\}\s*$/
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$|^\d{1,9}$/
 const MAX_SEGMENTS = 32
+/**
+ * Strings nested deeper than this many arrays and objects inside a value are data, never references:
+ * a caller's JSON may nest as deep as its size allows, and every walk over it for references stops here.
+ */
+export const REFERENCE_DEPTH = 64
 
 /** A `{{...}}` that points at nothing, or is not a valid path. */
 export class UnresolvedReferenceError extends Error {
@@ -29,6 +35,14 @@ export class ExpansionTooLargeError extends Error {
   ) {
     super(`${field}: resolved references make the input larger than ${limit} bytes`)
     this.name = 'ExpansionTooLarge'
+  }
+}
+
+/** Resolving references would nest the input deeper than MAX_JSON_DEPTH; `field` is where it passes. */
+export class ExpansionTooDeepError extends Error {
+  constructor(readonly field: string) {
+    super(`${field}: resolved references nest the input deeper than ${MAX_JSON_DEPTH} levels`)
+    this.name = 'ExpansionTooDeep'
   }
 }
 
@@ -81,7 +95,7 @@ export function getPath(root: unknown, path: (string | number)[]): { found: bool
 
 /** Does a value hold any `{{...}}` reference (in any nested string)? */
 export function hasReferences(value: unknown, depth = 0): boolean {
-  if (depth > 64) return false
+  if (depth > REFERENCE_DEPTH) return false
   if (typeof value === 'string') return value.includes('{{')
   if (Array.isArray(value)) return value.some((v) => hasReferences(v, depth + 1))
   if (value && typeof value === 'object') return Object.values(value).some((v) => hasReferences(v, depth + 1))
@@ -90,7 +104,7 @@ export function hasReferences(value: unknown, depth = 0): boolean {
 
 /** The first segment of every reference, so only those variables are loaded. */
 export function referencedRoots(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
-  if (depth > 64) return out
+  if (depth > REFERENCE_DEPTH) return out
   if (typeof value === 'string') {
     for (const m of value.matchAll(REFERENCE)) {
       const path = parsePath(m[1])
@@ -107,15 +121,21 @@ export function referencedRoots(value: unknown, out = new Set<string>(), depth =
  * are spliced in as text (objects as their JSON). Throws UnresolvedReferenceError naming the field for
  * a reference to nothing, and ExpansionTooLargeError once the resolved value's JSON would pass
  * `maxBytes`: sizes are counted before any text is built, so a value referenced many times costs at
- * most the limit, never its size times the references.
+ * most the limit, never its size times the references. ExpansionTooDeepError when the result nests
+ * deeper than MAX_JSON_DEPTH.
  */
 export function resolveReferences(value: unknown, root: unknown, at: (string | number)[] = [], maxBytes = Number.POSITIVE_INFINITY): unknown {
-  return resolve(value, root, at, 0, new Budget(maxBytes))
+  const out = resolve(value, root, at, 0, new Budget(maxBytes))
+  // Each value is within MAX_JSON_DEPTH where it came in; one spliced into another could pass it, and a
+  // run of steps that each nest the last one's result would grow without end.
+  const deep = tooDeep(out)
+  if (deep) throw new ExpansionTooDeepError(shortPointer([...at, ...deep]))
+  return out
 }
 
 function resolve(value: unknown, root: unknown, at: (string | number)[], depth: number, budget: Budget): unknown {
-  if (typeof value === 'string' && value.includes('{{') && depth <= 64) return resolveString(value, root, at, budget)
-  if (depth > 64 || typeof value !== 'object' || value === null) {
+  if (typeof value === 'string' && value.includes('{{') && depth <= REFERENCE_DEPTH) return resolveString(value, root, at, budget)
+  if (depth > REFERENCE_DEPTH || typeof value !== 'object' || value === null) {
     budget.charge(jsonSize(value, budget.remaining), at)
     return value
   }

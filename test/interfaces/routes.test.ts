@@ -66,6 +66,26 @@ describe('POST /mcp over plain JSON-RPC', () => {
     expect(same.status).toBe(200)
   })
 
+  it('reads its body as every route does: over MAX_BODY_BYTES a 413, broken or too deep JSON a 400, as JSON-RPC parse errors', async () => {
+    const big = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'x'.repeat(1_100_000) } } })
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as Json).error).toMatchObject({ code: -32000, message: expect.stringContaining('1048576 bytes') })
+    const deep = await SELF.fetch(`${BASE}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":${'['.repeat(5000)}${']'.repeat(5000)}}}}`,
+    })
+    expect(deep.status).toBe(400)
+    expect(((await deep.json()) as Json).error).toMatchObject({ code: -32700, message: expect.stringContaining('/params/arguments/query/0/0/0/0/0/…') })
+    const broken = await SELF.fetch(`${BASE}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":',
+    })
+    expect(broken.status).toBe(400)
+    expect(((await broken.json()) as Json).error.code).toBe(-32700)
+  })
+
   it('answers 405 with Allow: POST to GET', async () => {
     const res = await SELF.fetch(`${BASE}/mcp`, { headers: { authorization: `Bearer ${token}` } })
     expect(res.status).toBe(405)

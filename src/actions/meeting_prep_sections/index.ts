@@ -7,6 +7,7 @@ import { defineAction } from '../define'
 import { buildSectionPrompt, parseSellerProfile, type MeetingContext } from './prompt'
 import { MeetingSectionsInput } from './schema'
 import { SECTIONS, sectionSet, type SectionName } from './sections'
+import { parseJson } from '../../lib/json-depth'
 
 /**
  * Reads `sections_to_generate` (JSON array text) against the chosen set; a 400 lists the valid names.
@@ -22,7 +23,7 @@ export function parseSections(raw: string | undefined, useV4: boolean): SectionN
     ])
   let parsed: unknown
   try {
-    parsed = JSON.parse(raw)
+    parsed = parseJson(raw)
   } catch {
     throw fail('is not the text of a JSON array')
   }

@@ -1,4 +1,5 @@
 import { SECTIONS, type SectionName } from './sections'
+import { parseJson } from '../../lib/json-depth'
 
 /** The context fields a prompt draws on, in the order they are shown to the model. */
 export const CONTEXT_FIELDS = [
@@ -35,7 +36,7 @@ export function parseSellerProfile(raw: string | undefined): SellerProfile | str
   if (raw === undefined || raw.trim() === '') return null
   let parsed: unknown
   try {
-    parsed = JSON.parse(raw)
+    parsed = parseJson(raw)
   } catch {
     return 'must be the JSON text of an object {"has_seller_profile": boolean, "seller_profile": ...}'
   }

@@ -1,3 +1,5 @@
+import { parseJson } from '../../lib/json-depth'
+
 /** What was read out of a meeting selection string. */
 export interface ParsedMeeting {
   title: string
@@ -188,7 +190,7 @@ function parseJsonEvent(text: string): ParsedMeeting | null {
   if (!trimmed.startsWith('{')) return null
   let value: unknown
   try {
-    value = JSON.parse(trimmed)
+    value = parseJson(trimmed)
   } catch {
     return null
   }

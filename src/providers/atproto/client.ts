@@ -2,6 +2,7 @@ import { UpstreamError } from '../errors'
 import { readJson, readText, type GuardedFetch } from '../web/fetch'
 import { isDid, pdsEndpoint } from './identity'
 import { xrpcError, type XrpcCall } from './transform'
+import { parseJson } from '../../lib/json-depth'
 
 const SERVICE = 'Bluesky PDS'
 
@@ -25,7 +26,7 @@ export interface BlobRef {
 async function failure(call: XrpcCall, res: Response, secrets: readonly string[]): Promise<Error> {
   let body: unknown
   try {
-    body = JSON.parse(await readText(res, SERVICE))
+    body = parseJson(await readText(res, SERVICE))
   } catch {
     body = null
   }

@@ -1,6 +1,7 @@
 import type { Env } from '../../env'
 import type { GuardedFetch } from '../web/fetch'
 import { isValidHandle } from './richtext'
+import { parseJson } from '../../lib/json-depth'
 
 const SERVICE = 'AT Protocol identity'
 const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]+$/
@@ -52,7 +53,7 @@ async function jsonOrNull(res: Response): Promise<unknown> {
     return null
   }
   try {
-    return await res.json()
+    return parseJson(await res.text())
   } catch {
     return null
   }

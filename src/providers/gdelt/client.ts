@@ -2,6 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readText } from '../web/fetch'
 import { articlesOf, type ArtList, type NewsArticle } from './transform'
+import { parseJson } from '../../lib/json-depth'
 
 const SERVICE = 'GDELT'
 export const DOC_API = 'https://api.gdeltproject.org/api/v2/doc/doc'
@@ -15,7 +16,7 @@ export async function searchNews(ctx: ActionContext, query: string, max = 20): P
   // GDELT answers query problems ("phrase too short") as plain text with status 200.
   if (!text.trim().startsWith('{')) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} rejected the query: ${text.trim().slice(0, 160)}`)
   try {
-    return { articles: articlesOf(JSON.parse(text) as ArtList), url }
+    return { articles: articlesOf(parseJson(text) as ArtList), url }
   } catch {
     throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered with a body that is not JSON`)
   }

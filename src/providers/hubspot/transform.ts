@@ -3,6 +3,7 @@
  * reading of HubSpot's answers and errors. Endpoint facts: reference/hubspot-endpoints.json.
  */
 import { ProviderError, UpstreamError } from '../errors'
+import { parseJson } from '../../lib/json-depth'
 
 export const SERVICE = 'HubSpot'
 export const DEFAULT_API_BASE = 'https://api.hubapi.com'
@@ -252,7 +253,7 @@ export function invalidProperties(body: HubSpotErrorBody): { name: string; messa
 /** Reads a body that should be HubSpot's error JSON; anything else becomes a message-only body. */
 export function errorBodyOf(text: string): HubSpotErrorBody {
   try {
-    const parsed = JSON.parse(text) as unknown
+    const parsed = parseJson(text)
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as HubSpotErrorBody
   } catch {
     // Gateways answer HTML or text; keep a short excerpt as the message.

@@ -1,6 +1,7 @@
 import { clearableTimeout } from '../../lib/timers'
 import { ProviderError, UnsafeUrlError, UpstreamError } from '../errors'
 import { addressRefusal, assertPublicUrl, isIpLiteral, nameRefusal, PRIVATE_FETCH_HINT } from './address'
+import { parseJson } from '../../lib/json-depth'
 
 /**
  * How outbound host names are checked. `doh`: each name is resolved (A and AAAA) through the
@@ -59,7 +60,7 @@ async function query(host: string, type: 'A' | 'AAAA', dns: DnsCheck, fetcher: t
   if (!res.ok) throw resolverFailed(host, dns, `the resolver answered HTTP ${res.status}`)
   if (text.length > MAX_ANSWER_BYTES) throw resolverFailed(host, dns, 'the resolver answered more than 64 KiB', 'invalid')
   try {
-    const parsed = JSON.parse(text) as DohAnswer
+    const parsed = parseJson(text) as DohAnswer
     if (parsed && typeof parsed === 'object' && typeof parsed.Status === 'number') return parsed
   } catch {
     // reported below

@@ -3,6 +3,7 @@ import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 import { retryAfterSeconds } from './retry-after'
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson, shortPointer } from '../../lib/json-depth'
 
 /** Options of one guarded outbound call. */
 export interface GuardedRequestInit extends Omit<RequestInit, 'redirect' | 'signal'> {
@@ -194,9 +195,10 @@ export async function readText(res: Response, service: string): Promise<string> 
 export async function readJson<T = unknown>(res: Response, service: string): Promise<T> {
   const text = await readText(res, service)
   try {
-    return JSON.parse(text) as T
-  } catch {
-    throw new UpstreamError(service, 'invalid', `${service} answered with a body that is not JSON (status ${res.status})`)
+    return parseJson(text) as T
+  } catch (err) {
+    const why = err instanceof JsonTooDeepError ? `JSON nested deeper than ${MAX_JSON_DEPTH} levels (at ${shortPointer(err.path)})` : 'a body that is not JSON'
+    throw new UpstreamError(service, 'invalid', `${service} answered with ${why} (status ${res.status})`)
   }
 }
 

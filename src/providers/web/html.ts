@@ -1,6 +1,7 @@
 import { isNonDescriptive } from './link-text'
 import { countPhrases, countWords, decodeEntities, phrasesOf, slugWords, squash, termCounts, topEntries } from '../../lib/text'
 import { tokenizeHtml, type TagElement } from './html-tokenizer'
+import { parseJson } from '../../lib/json-depth'
 
 /** A link from a page: absolute target without fragment, with its text. */
 export interface PageLink {
@@ -561,7 +562,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const text = (jsonLd ?? []).join('')
     jsonLd = null
     try {
-      jsonLdTypes(JSON.parse(text), facts.jsonLd, seenJsonLdTypes)
+      jsonLdTypes(parseJson(text), facts.jsonLd, seenJsonLdTypes)
     } catch (err) {
       if (facts.jsonLd.errors.length < 5) facts.jsonLd.errors.push(`JSON-LD block is not valid JSON: ${(err as Error).message.slice(0, 120)}`)
     }

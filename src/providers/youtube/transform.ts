@@ -1,4 +1,5 @@
 import { ProviderError, UpstreamError } from '../errors'
+import { parseJson } from '../../lib/json-depth'
 
 /** The original service's words for "no transcript"; kept as the start of every such message. */
 export const NO_TRANSCRIPT_TEXT = "The requested page doesn't exist or there are no translations available for the video."
@@ -149,7 +150,7 @@ export function extractJsonAssignment(html: string, name: string): Json | null {
       if (++values > MAX_JSON_VALUES) return null
     } else if (ch === 125 && --depth === 0) {
       try {
-        return JSON.parse(html.slice(start, i + 1))
+        return parseJson(html.slice(start, i + 1))
       } catch {
         return null
       }
