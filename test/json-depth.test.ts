@@ -2,8 +2,8 @@ import { SELF } from 'cloudflare:test'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson, shortPointer, tooDeep } from '../src/lib/json-depth'
-import { dereference } from './contract/schema-arbitrary'
-import { action, ADMIN, BASE, mockFetch, newCaller, request, type Json } from './helpers'
+import { bodyOperations, bodyWith, sendBody, slots, type BodyOperation } from './contract/bodies'
+import { action, BASE, mockFetch, newCaller, request, type Json } from './helpers'
 
 /**
  * JSON nested as deep as a body's size allows, wherever JSON comes in. A workflow whose step input
@@ -83,67 +83,15 @@ describe('measuring depth', () => {
   })
 })
 
-interface Operation {
-  method: string
-  path: string
-  examples: unknown[]
-  admin: boolean
-}
-
 let token: string
-const operations: Operation[] = []
+let operations: BodyOperation[] = []
 
 beforeAll(async () => {
   token = (await newCaller('deep json', { perMinute: 1_000_000, perDay: 10_000_000 })).token
-  const doc = dereference((await request('GET', '/v1/openapi.json')).body)
-  for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
-    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
-      const media = op?.requestBody?.content?.['application/json']
-      if (!media) continue
-      const examples = Object.values((media.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value)
-      // A path parameter with an enum takes its first value (others are checked before the body is read).
-      const params = new Map<string, Json>((op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => [p.name, p.schema]))
-      const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => params.get(name)?.enum?.[0] ?? 'deepjson')
-      operations.push({ method: method.toUpperCase(), path, examples: examples.length ? examples : [{}], admin: Array.isArray(op.security) && op.security.length > 0 })
-    }
-  }
+  operations = await bodyOperations()
 })
 
-/** Every place in a value where another value can go: an object's new key or an array's new element. */
-function slots(value: unknown, path: (string | number)[] = []): (string | number)[][] {
-  if (value === null || typeof value !== 'object') return []
-  const own = Array.isArray(value) ? [[...path, value.length]] : [[...path, 'zz_deep']]
-  const children = Array.isArray(value) ? value.map((v, i) => slots(v, [...path, i])) : Object.entries(value).map(([k, v]) => slots(v, [...path, k]))
-  return [...own, ...children.flat()]
-}
-
-const MARK = 'deep-json-placeholder'
-
-/** The example with `text` spliced in at `slot` (spliced as text: the test's own JSON.stringify would not reach that deep). */
-function bodyWith(example: unknown, slot: (string | number)[], text: string): string {
-  const copy = structuredClone(example) as Record<string | number, unknown>
-  let at: Record<string | number, unknown> = copy
-  for (const key of slot.slice(0, -1)) at = at[key] as Record<string | number, unknown>
-  const last = slot[slot.length - 1]
-  if (Array.isArray(at)) at.push(MARK)
-  else at[last] = MARK
-  return JSON.stringify(copy).replace(`"${MARK}"`, text)
-}
-
-async function send(method: string, path: string, body: string, admin: boolean) {
-  const res = await SELF.fetch(`${BASE}${path}`, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: admin ? ADMIN : `Bearer ${token}`,
-      'workflow-id': 'deep-json',
-      prefer: 'wait=0',
-    },
-    body,
-  })
-  return { status: res.status, body: (await res.json()) as Json }
-}
+const send = (method: string, path: string, body: string, admin: boolean) => sendBody({ method, path, admin, examples: [] }, body, token, 'deep-json')
 
 describe('every documented request body', () => {
   it('refuses JSON nested past the limit anywhere in it with a 400 naming where, never a 5xx (every operation, 6 runs each)', async () => {

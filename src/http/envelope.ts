@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { bearerChallenge } from './challenge'
-import { ApiError, type ErrorDetail } from './errors'
+import { ApiError, shownError, type ErrorDetail } from './errors'
 
 /** Success body of every action: `{"status":200,"response":...}` plus optional top-level extras. */
 export function successBody(response: unknown, extra: Record<string, unknown> = {}, status = 200) {
@@ -13,9 +13,10 @@ export function successJson(responseJson: string, metadataJson: string | null = 
   return `{"status":${status}${metadataJson === null ? '' : `,"metadata":${metadataJson}`},"response":${responseJson}}`
 }
 
-/** The error envelope: the first three fields are what existing clients read. */
-export function errorBody(status: number, message: string, code: string, details: ErrorDetail[], requestId: string) {
-  return { status, response: null, error: message, code, details, request_id: requestId }
+/** The error envelope: the first three fields are what existing clients read (their size bounded by shownError). */
+export function errorBody(status: number, message: string, code: string, details: readonly ErrorDetail[], requestId: string) {
+  const shown = shownError(message, details)
+  return { status, response: null, error: shown.message, code, details: shown.details, request_id: requestId }
 }
 
 /** Renders an ApiError as the error envelope with its headers. */

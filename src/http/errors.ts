@@ -52,6 +52,36 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What one error answer shows at most. Details and messages name the caller's own fields and keys, so
+ * without these a 1 MiB body of 80,000 unknown keys (or one key of a megabyte) was answered with
+ * 5 MB of details; the summary message still counts every failing field. Applied where an error is
+ * answered, after a run's secrets are scrubbed: a cut made before could leave part of a secret that
+ * the scrubber no longer recognises.
+ */
+export const MAX_ERROR_DETAILS = 100
+const MAX_ERROR_MESSAGE = 4000
+const MAX_DETAIL_PATH = 200
+const MAX_DETAIL_MESSAGE = 500
+
+/** An error's message and details as answered: within the bounds above, cut text ending in "…". */
+export function shownError(message: string, details: readonly ErrorDetail[]): { message: string; details: ErrorDetail[] } {
+  return {
+    message: clip(message, MAX_ERROR_MESSAGE),
+    details: details
+      .slice(0, MAX_ERROR_DETAILS)
+      .map((d) => (d.path.length > MAX_DETAIL_PATH || d.message.length > MAX_DETAIL_MESSAGE ? { path: clip(d.path, MAX_DETAIL_PATH), message: clip(d.message, MAX_DETAIL_MESSAGE) } : d)),
+  }
+}
+
+/** `text` cut to `max` UTF-16 units (never inside a surrogate pair), marked with "…" when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text
+  const last = text.charCodeAt(max - 1)
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max
+  return `${text.slice(0, end)}…`
+}
+
 /** True for an ApiError, also across module copies (the test runner may load two). */
 export function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError || (err instanceof Error && err.name === 'ApiError' && 'code' in err && 'status' in err)

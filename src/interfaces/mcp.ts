@@ -11,7 +11,7 @@ import { agentAnnotations, agentInputSchema, toMcp, type ToolAnnotations } from 
 import { MCP, MCP_OUTPUT, toDialect, zodJsonSchema, type JsonSchema } from '../agents/tool-schema'
 import { searchCatalog } from '../agents/search'
 import { isJsonContentType, readJsonBody } from '../http/body'
-import { ApiError, isApiError } from '../http/errors'
+import { ApiError, isApiError, shownError } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import type { AppEnv } from '../http/types'
 import { callAction, mayQueue, type CallOutcome } from '../runtime/execute'
@@ -105,11 +105,12 @@ export function toolResult(outcome: CallOutcome): CallToolResult {
 }
 
 function errorResult(err: ApiError): CallToolResult {
-  const details = err.details.map((d) => `${d.path}: ${d.message}`).join('; ')
+  const shown = shownError(err.message, err.details)
+  const details = shown.details.map((d) => `${d.path}: ${d.message}`).join('; ')
   return {
     isError: true,
-    content: [{ type: 'text', text: `${err.code} (${err.status}): ${err.message}${details ? ` [${details}]` : ''}` }],
-    structuredContent: { status: err.status, response: null, error: err.message, code: err.code, details: err.details },
+    content: [{ type: 'text', text: `${err.code} (${err.status}): ${shown.message}${details ? ` [${details}]` : ''}` }],
+    structuredContent: { status: err.status, response: null, error: shown.message, code: err.code, details: shown.details },
   }
 }
 
