@@ -54,7 +54,7 @@ export class ApiError extends Error {
 
 /**
  * What one error answer shows at most. Details and messages name the caller's own fields and keys, so
- * without these a 1 MiB body of 80,000 unknown keys (or one key of a megabyte) was answered with
+ * without these a 1 MiB body of 80,000 unknown keys (or one key of a megabyte) would be answered with
  * 5 MB of details; the summary message still counts every failing field. Applied where an error is
  * answered, after a run's secrets are scrubbed: a cut made before could leave part of a secret that
  * the scrubber no longer recognises.

@@ -2,11 +2,12 @@ import { pointer } from '../http/errors'
 
 /**
  * How deep JSON may nest wherever it comes in: request bodies, JSON text inside a field, upstream
- * answers, inputs after `{{...}}` expansion and stored variables. JSON.parse reads any depth, but
- * much of what follows recurses: JSON.stringify leaves its iterative fast path for a recursive one
- * on many values (a 20,000-level workflow echoed by POST /v1/agents overflowed the stack: a 500), and
- * so do validators and the Worker's own walks. Real payloads nest a few levels; 128 leaves them
- * ample room and every recursion far from the stack's end.
+ * answers and inputs after `{{...}}` expansion (so values built from them, stored variables and
+ * step results, stay within a few levels of it). JSON.parse reads any depth, but much of what follows
+ * recurses: JSON.stringify leaves its iterative fast path for a recursive one on many values (a
+ * workflow nested 20,000 levels, echoed by POST /v1/agents, runs out of stack), and so do validators
+ * and the Worker's own walks. Real payloads nest a few levels; 128 leaves them ample room and every
+ * recursion far from the stack's end.
  */
 export const MAX_JSON_DEPTH = 128
 
