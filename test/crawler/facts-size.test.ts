@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { crawlSome, seedFrontier, type CrawlLimits } from '../../src/crawler/crawl'
 import { PAGE_FACTS_MAX_BYTES, type PageRecord } from '../../src/crawler/fetch-page'
 import { discoverSite } from '../../src/crawler/site'
-import { donePages } from '../../src/db/crawl'
+import { donePages, enqueueUrls, nextPending } from '../../src/db/crawl'
 import { insertRun } from '../../src/db/runs'
 import { utf8Length } from '../../src/lib/json-size'
 import { TEXT_LIMITS } from '../../src/providers/web/fact-limits'
@@ -145,6 +145,14 @@ describe('stored page facts of pages with megabytes-long fields', () => {
     const { state, runId } = await crawl(withD1ValueLimit(env.DB))
     expect(state).toBe('done')
     expect((await donePages(env.DB, runId, '', 1000)).filter((r) => r.kind === 'html').length).toBe(1 + Object.keys(HOSTILE).length + ORDINARY.length)
+  })
+
+  // Failed before: one insert bound all the URLs a batch of pages found, 4 MB here, which D1 refuses.
+  it('adds thousands of long URLs to the frontier in inserts D1 takes, in their order', async () => {
+    const runId = await newRun()
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ url: `${ORIGIN}/${String(i).padStart(4, '0')}${'x'.repeat(4000)}`, depth: 1, source: 'link' as const }))
+    await enqueueUrls(withD1ValueLimit(env.DB), runId, entries, 0)
+    expect((await nextPending(env.DB, runId, 2000)).map((e) => e.url)).toEqual(entries.map((e) => e.url))
   })
 
   // Failed before: the audit's own result (quoting the 3 MB titles) was 26 MB, past KV's 25 MiB,
