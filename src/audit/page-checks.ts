@@ -1,4 +1,5 @@
 import type { PageRecord } from '../crawler/fetch-page'
+import { descriptionLength, titleLength } from '../providers/web/html'
 import type { Finding } from './checks'
 import { isValidHreflang } from './langs'
 import { pageQuestions } from './questions'
@@ -155,12 +156,15 @@ export function pageFindings(rec: PageRecord, opts: { now: number; home: boolean
   const h = rec.html
   if (rec.kind !== 'html' || !h) return f
 
+  // Lengths of the whole title and description: the facts may keep only a prefix of a long one.
+  const titleChars = titleLength(h)
   if (!h.titles.length || !h.titles[0].trim()) f.push({ check: 'document-title', message: 'The page has no <title> or an empty one' })
-  else if (h.titles[0].length < 10 || h.titles[0].length > 65) f.push({ check: 'title-length', message: `Title is ${h.titles[0].length} characters`, details: h.titles[0] })
+  else if (titleChars < 10 || titleChars > 65) f.push({ check: 'title-length', message: `Title is ${titleChars} characters`, details: h.titles[0] })
 
   const desc = h.metaDescriptions[0]
-  if (desc === undefined || !desc.trim()) f.push({ check: 'meta-description', message: desc === undefined ? 'No <meta name="description">' : 'The meta description is empty' })
-  else if (desc.trim().length < 50 || desc.trim().length > 165) f.push({ check: 'meta-description-length', message: `Description is ${desc.trim().length} characters` })
+  const descChars = descriptionLength(h)
+  if (desc === undefined || descChars === 0) f.push({ check: 'meta-description', message: desc === undefined ? 'No <meta name="description">' : 'The meta description is empty' })
+  else if (descChars < 50 || descChars > 165) f.push({ check: 'meta-description-length', message: `Description is ${descChars} characters` })
 
   const blockers = indexBlockers(rec, opts.now)
   if (blockers.length) f.push({ check: 'noindex', message: `Blocked from indexing by ${blockers.join(' and ')}`, details: blockers })

@@ -1,5 +1,6 @@
 import type { PageRecord } from '../crawler/fetch-page'
 import type { SiteInfo } from '../crawler/site'
+import { descriptionKey, titleKey } from '../providers/web/html'
 import { AI_CRAWLERS } from '../providers/web/robots'
 import { squash } from '../lib/text'
 import type { Finding } from './checks'
@@ -60,14 +61,15 @@ export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: num
     }
     return [...groups.entries()].filter(([, urls]) => urls.length > 1)
   }
-  // Grouped case- and space-insensitively; quoted as the first page writes it.
+  // Grouped case- and space-insensitively, by the whole text (the facts may keep a prefix of a long
+  // one); quoted as the first page writes it.
   const titleOf = (url: string) => squash(byUrl.get(url)!.rec.html!.titles[0] ?? '')
   const descriptionOf = (url: string) => squash(byUrl.get(url)!.rec.html!.metaDescriptions[0] ?? '')
-  for (const [, urls] of groupBy((p) => squash(p.rec.html!.titles[0] ?? '').toLowerCase() || null)) {
+  for (const [, urls] of groupBy((p) => titleKey(p.rec.html!) || null)) {
     const title = titleOf(urls[0])
     for (const url of urls) add(url, { check: 'duplicate-title', message: `Title "${title}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { title, pages: urls } })
   }
-  for (const [, urls] of groupBy((p) => squash(p.rec.html!.metaDescriptions[0] ?? '').toLowerCase() || null)) {
+  for (const [, urls] of groupBy((p) => descriptionKey(p.rec.html!) || null)) {
     const description = descriptionOf(urls[0])
     for (const url of urls)
       add(url, { check: 'duplicate-description', message: `Meta description "${description}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { description, pages: urls } })

@@ -1,4 +1,7 @@
 import type { CrawlKind } from '../db/crawl'
+import { jsonPrefix } from '../lib/json-size'
+import { cutChars } from '../lib/text'
+import { MAX_URL_LENGTH, within } from '../providers/web/fact-limits'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { extractHtml, type HtmlFacts } from '../providers/web/html'
 import { normalizeUrl } from './scope'
@@ -31,6 +34,18 @@ export interface PageRecord {
 
 export const PAGE_TIMEOUT_MS = 10_000
 export const PAGE_MAX_BYTES = 3 * 1024 * 1024
+
+/**
+ * Bytes of JSON a page record (`JSON.stringify`, as a crawl stores it) takes at most, whatever the
+ * page and its headers: its facts (HTML_FACTS_MAX_BYTES, fact-limits.ts), its URL and redirect
+ * target (at most MAX_URL_LENGTH characters, which a frontier URL is, of at most 2 bytes of JSON
+ * each), the header fields within HEADER_LIMITS and the fixed fields. D1 takes 2,000,000 bytes a
+ * value, and 100 such rows are well within the 50 MB it answers a query with.
+ */
+export const PAGE_FACTS_MAX_BYTES = 320 * 1024
+
+/** Bytes of JSON each header field keeps at most (a prefix), and the Link header entries together. */
+const HEADER_LIMITS = { contentType: 256, lastModified: 256, xRobotsTag: 2048, linkRel: 256, linkHreflang: 128, linkHeaders: 8192 }
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 /** Parses `Link` header values (`<url>; rel="canonical", <url>; rel=alternate; hreflang=de`). */
@@ -59,7 +74,19 @@ export function parseLinkHeader(value: string | null, base: string): LinkHeader[
 /** X-Robots-Tag values, one per header line (Headers joins repeats with ", "). */
 function robotsHeader(headers: Headers): string[] {
   const value = headers.get('x-robots-tag')
-  return value ? [value] : []
+  return value ? [jsonPrefix(value, HEADER_LIMITS.xRobotsTag)] : []
+}
+
+/** Link header entries as a record keeps them: a URL too long to crawl is left out, never cut (it would name another page). */
+function keptLinkHeaders(links: LinkHeader[]): LinkHeader[] {
+  const kept = links
+    .filter((l) => l.url.length <= MAX_URL_LENGTH)
+    .map((l) => ({ url: l.url, rel: jsonPrefix(l.rel, HEADER_LIMITS.linkRel), hreflang: l.hreflang === null ? null : jsonPrefix(l.hreflang, HEADER_LIMITS.linkHreflang) }))
+  return within(kept, HEADER_LIMITS.linkHeaders)
+}
+
+function headerPrefix(value: string | null, limit: number): string | null {
+  return value === null ? null : jsonPrefix(value, limit)
 }
 
 /**
@@ -94,10 +121,11 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
     })
     record.fetchMs = Date.now() - started
     record.status = res.status
-    record.contentType = res.headers.get('content-type')
+    const contentType = res.headers.get('content-type')
+    record.contentType = headerPrefix(contentType, HEADER_LIMITS.contentType)
     record.xRobotsTag = robotsHeader(res.headers)
-    record.linkHeaders = parseLinkHeader(res.headers.get('link'), url)
-    record.lastModified = res.headers.get('last-modified')
+    record.linkHeaders = keptLinkHeaders(parseLinkHeader(res.headers.get('link'), url))
+    record.lastModified = headerPrefix(res.headers.get('last-modified'), HEADER_LIMITS.lastModified)
     if (REDIRECTS.has(res.status)) {
       await res.body?.cancel()
       const location = res.headers.get('location')
@@ -111,7 +139,7 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
       await res.body?.cancel()
       record.kind = 'error'
       record.error = `HTTP ${res.status}`
-    } else if (!/^(text\/html|application\/xhtml\+xml)/i.test(record.contentType ?? 'text/html')) {
+    } else if (!/^(text\/html|application\/xhtml\+xml)/i.test(contentType ?? 'text/html')) {
       await res.body?.cancel()
       record.kind = 'skipped'
       record.error = `not HTML (${record.contentType})`
@@ -121,7 +149,7 @@ export async function fetchPage(fetcher: GuardedFetch, url: string): Promise<Pag
     }
   } catch (err) {
     record.kind = 'error'
-    record.error = (err as Error).message.slice(0, 300)
+    record.error = cutChars((err as Error).message, 300)
   }
   record.parseMs = Date.now() - started - record.fetchMs
   return record

@@ -1,4 +1,5 @@
 /** Crawl scope: which URLs belong to the audit, and URL normalization for the frontier. */
+import { MAX_URL_LENGTH } from '../providers/web/fact-limits'
 
 export type AuditScope = 'full_site' | 'blog_only' | 'custom_path'
 
@@ -24,7 +25,10 @@ export function siteOf(host: string): string {
   return host.toLowerCase().replace(/^www\./, '')
 }
 
-/** Frontier form of a URL: absolute http(s), no fragment, default port dropped; null when not crawlable. */
+/**
+ * Frontier form of a URL: absolute http(s), no fragment, default port dropped; null when not
+ * crawlable, as a URL longer than `MAX_URL_LENGTH` is not (each is a stored row and part of a page's facts).
+ */
 export function normalizeUrl(raw: string, base?: string | URL): string | null {
   let u: URL
   try {
@@ -35,7 +39,8 @@ export function normalizeUrl(raw: string, base?: string | URL): string | null {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null
   if (u.username || u.password) return null
   u.hash = ''
-  return u.toString()
+  const url = u.toString()
+  return url.length <= MAX_URL_LENGTH ? url : null
 }
 
 /** Whether a URL path looks like a file that is not a web page (images, PDFs, archives ...). */
@@ -71,8 +76,9 @@ export function inScope(scope: Scope, url: string): boolean {
   return scope.prefixes.some((p) => underPrefix(path, p))
 }
 
-/** Whether a URL is one the crawl should fetch: in scope and not a file by its extension (`inScope` and not `looksNonHtml`, with one parse). */
+/** Whether a URL is one the crawl should fetch: in scope, not a file by its extension (`inScope` and not `looksNonHtml`, with one parse) and at most `MAX_URL_LENGTH` long. */
 export function crawlable(scope: Scope, url: string): boolean {
+  if (url.length > MAX_URL_LENGTH) return false
   let u: URL
   try {
     u = new URL(url)

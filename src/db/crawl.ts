@@ -1,4 +1,5 @@
 /** The crawl frontier of content audits, keyed by run id (migration 0007). */
+import { jsonSize } from '../lib/json-size'
 
 export type CrawlSource = 'seed' | 'sitemap' | 'link' | 'redirect' | 'canonical'
 export type CrawlKind = 'html' | 'redirect' | 'error' | 'skipped' | 'blocked'
@@ -45,10 +46,34 @@ function enqueueStatement(db: D1Database, runId: string, entries: FrontierEntry[
     .bind(runId, seqBase, JSON.stringify(entries))
 }
 
+/** Bytes of JSON one frontier insert binds at most: D1 refuses a value over 2,000,000 bytes. */
+const ENQUEUE_CHUNK_BYTES = 512 * 1024
+
+/**
+ * Statements adding URLs to the frontier, each binding at most ENQUEUE_CHUNK_BYTES of entries: a
+ * batch of pages can find thousands of URLs of up to 8,192 characters each.
+ */
+function enqueueStatements(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): D1PreparedStatement[] {
+  const out: D1PreparedStatement[] = []
+  let start = 0
+  let size = 2
+  for (let i = 0; i < entries.length; i++) {
+    const n = jsonSize(entries[i]) + 1
+    if (i > start && size + n > ENQUEUE_CHUNK_BYTES) {
+      out.push(enqueueStatement(db, runId, entries.slice(start, i), seqBase + start))
+      start = i
+      size = 2
+    }
+    size += n
+  }
+  if (start < entries.length) out.push(enqueueStatement(db, runId, entries.slice(start), seqBase + start))
+  return out
+}
+
 /** Adds URLs to the frontier; ones already there (pending or done) are left alone. */
 export async function enqueueUrls(db: D1Database, runId: string, entries: FrontierEntry[], seqBase: number): Promise<void> {
   if (entries.length === 0) return
-  await enqueueStatement(db, runId, entries, seqBase).run()
+  await db.batch(enqueueStatements(db, runId, entries, seqBase))
 }
 
 /** The next pending URLs, shallowest first, then in discovery order. */
@@ -65,7 +90,7 @@ export async function finishPages(db: D1Database, runId: string, results: CrawlR
   if (results.length === 0 && discovered.length === 0) return
   const update = db.prepare(`UPDATE crawl_pages SET state = 'done', kind = ?, status = ?, facts = ?, fetched_at = ? WHERE run_id = ? AND url = ?`)
   const statements = results.map((r) => update.bind(r.kind, r.status, r.facts, now, runId, r.url))
-  if (discovered.length) statements.push(enqueueStatement(db, runId, discovered, seqBase))
+  statements.push(...enqueueStatements(db, runId, discovered, seqBase))
   await db.batch(statements)
 }
 

@@ -97,3 +97,26 @@ export function jsonSize(value: unknown, limit = Number.POSITIVE_INFINITY): numb
   }
   return total
 }
+
+/**
+ * The longest prefix of `text` whose JSON string body (as `jsonStringBodyBytes` counts it) is at
+ * most `maxBytes` of UTF-8, cut between code points: a surrogate pair is kept whole or left out.
+ * Costs no more than the prefix it keeps.
+ * @example jsonPrefix('ab😀c', 5) // 'ab': the pair would take 4 more bytes
+ */
+export function jsonPrefix(text: string, maxBytes: number): string {
+  // No code unit takes more than 6 bytes of JSON (a \uXXXX escape).
+  if (text.length * 6 <= maxBytes) return text
+  let n = 0
+  let i = 0
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    const next = text.charCodeAt(i + 1)
+    const pair = c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff
+    const bytes = pair ? 4 : jsonStringBodyBytes(text[i])
+    if (n + bytes > maxBytes) break
+    n += bytes
+    i += pair ? 2 : 1
+  }
+  return i >= text.length ? text : text.slice(0, i)
+}

@@ -30,6 +30,48 @@ export function squash(text: string): string {
   return text.replace(/\s+/g, ' ').trim()
 }
 
+/**
+ * The first `n` UTF-16 code units of `text`, one fewer when the cut would split a surrogate pair
+ * (half an emoji would reach the report as a replacement character).
+ */
+export function cutChars(text: string, n: number): string {
+  if (text.length <= n) return text
+  const last = text.charCodeAt(n - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n)
+}
+
+/** Texts longer than this are compared by a hash of their whole text rather than kept whole in a key. */
+const LITERAL_KEY_CHARS = 256
+
+/**
+ * A 64-bit hash of a string's code units (cyrb53 by bryc, public domain, keeping both 32-bit
+ * halves). Not cryptographic: it only groups one site's own pages, so a crafted collision could
+ * only mislead the audit of the site that crafted it.
+ */
+function hash64(text: string): string {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0')
+}
+
+/**
+ * What duplicate checks compare a text by: whitespace squashed and lower-cased, so "A  Title" and
+ * "a title" meet; '' for a blank text. A long text is keyed by its length and a hash of the whole,
+ * so the key of a title the facts keep only a prefix of still tells it from every other title.
+ */
+export function duplicateKey(text: string): string {
+  const key = squash(text).toLowerCase()
+  if (!key) return ''
+  return key.length <= LITERAL_KEY_CHARS ? `=${key}` : `#${key.length}:${hash64(key)}`
+}
+
 /** Words of a text (letters or digits), lower-cased. */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’]*/gu) ?? []

@@ -11,6 +11,9 @@ import { ContinueLater } from '../../runtime/jobs'
 import { defineAction } from '../define'
 import { ContentAuditInput } from './schema'
 
+/** Crawled rows read a query: 100 records of at most PAGE_FACTS_MAX_BYTES (320 KiB) stay well within the 50 MB D1 answers a query with. */
+const DONE_PAGES_PER_READ = 100
+
 /** Fails the run when the crawl could not read the start page (it answered before the run was queued, but sites fail). */
 function assertStartPageCrawled(startUrl: string, pages: CrawledPage[]): void {
   const byUrl = new Map(pages.map((p) => [p.url, p]))
@@ -59,9 +62,9 @@ export const contentAuditAction = defineAction({
       const pages: CrawledPage[] = []
       let after = ''
       for (;;) {
-        const rows = await donePages(ctx.db, ctx.runId, after, 200)
+        const rows = await donePages(ctx.db, ctx.runId, after, DONE_PAGES_PER_READ)
         for (const r of rows) pages.push({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord })
-        if (rows.length < 200) break
+        if (rows.length < DONE_PAGES_PER_READ) break
         after = rows[rows.length - 1].url
       }
       assertStartPageCrawled(site.startUrl, pages)

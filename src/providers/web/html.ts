@@ -1,5 +1,7 @@
 import { isNonDescriptive } from './link-text'
-import { countPhrases, countWords, decodeEntities, phrasesOf, slugWords, squash, termCounts, topEntries } from '../../lib/text'
+import { jsonPrefix } from '../../lib/json-size'
+import { countPhrases, countWords, cutChars, decodeEntities, duplicateKey, phrasesOf, slugWords, squash, termCounts, topEntries } from '../../lib/text'
+import { limitHtmlFacts, MAX_URL_LENGTH, TEXT_LIMITS } from './fact-limits'
 import { tokenizeHtml, type TagElement } from './html-tokenizer'
 import { parseJson } from '../../lib/json-depth'
 
@@ -64,6 +66,19 @@ export interface HtmlFacts {
   visibleByline: string | null
   /** A full date shown in the page text ("March 3, 2025", "2025-03-03"). */
   visibleDate: string | null
+  /**
+   * Only when the first title or meta description is longer than the facts keep of it
+   * (fact-limits.ts): what the length and duplicate checks need of the whole text.
+   */
+  cut?: { title?: WholeText; description?: WholeText }
+}
+
+/** What the checks need of a text the facts keep only a prefix of. */
+export interface WholeText {
+  /** Its length in UTF-16 code units (a description's trimmed), as the length checks count. */
+  length: number
+  /** `duplicateKey` of the whole text. */
+  duplicateKey: string
 }
 
 /** A heading as read: its level and text, and what follows it. */
@@ -336,7 +351,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
   const endHeading = () => {
     if (!heading) return
     const text = squash(heading.parts.join(''))
-    const entry: HeadingFact = { level: heading.level, text: text.slice(0, 200), answered: false, linked: heading.linkedChars > 0 && heading.plainChars === 0 }
+    const entry: HeadingFact = { level: heading.level, text: cutChars(text, 200), answered: false, linked: heading.linkedChars > 0 && heading.plainChars === 0 }
     keep(facts.headings, entry, MAX_HEADINGS)
     heading = null
     pendingHeading = text ? entry : null
@@ -358,7 +373,7 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     if (n > 0 && n <= 14) {
       const line = squash(text)
       const byline = BYLINE.exec(line)
-      if (byline && !facts.visibleByline) facts.visibleByline = line.slice(0, 120)
+      if (byline && !facts.visibleByline) facts.visibleByline = cutChars(line, 120)
       const date = VISIBLE_DATE.exec(line)
       if (date && !facts.visibleDate && Number.isFinite(Date.parse(date[0].replace(/(\d)(st|nd|rd|th)/i, '$1')))) facts.visibleDate = date[0]
     }
@@ -370,7 +385,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const text = squash(a.chunks.map((c) => c.text).join(''))
     const langs = new Set(a.chunks.filter((c) => c.text.trim()).map((c) => c.lang))
     const lang = langs.size === 1 ? [...langs][0] : null
-    if (a.bad) a.bad.text = text.slice(0, 100)
+    const shown = cutChars(text, 100)
+    if (a.bad) a.bad.text = shown
     if (a.href === null) return
     const lower = a.href.trim().toLowerCase()
     if (lower.startsWith('javascript:') || lower.startsWith('mailto:') || lower.startsWith('tel:')) return
@@ -380,16 +396,17 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const hashAt = target.href.indexOf('#')
     const abs = hashAt < 0 ? target.href : target.href.slice(0, hashAt)
     const samePage = abs === pageUrl.split('#')[0]
-    if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: text.slice(0, 100), lang })
+    if (!a.nofollow && !samePage && isNonDescriptive(text, lang) && facts.vagueLinks.length < 50) facts.vagueLinks.push({ href: abs, text: shown, lang })
     if (samePage) return
     // Same site as the crawler sees it: www and bare host alike, any scheme.
     if (target.hostname.replace(/^www\./, '') !== base.hostname.replace(/^www\./, '')) {
       facts.externalLinks++
       return
     }
+    if (abs.length > MAX_URL_LENGTH) return
     if (!seenLinks.has(abs) && facts.links.length < MAX_LINKS) {
       seenLinks.add(abs)
-      facts.links.push({ url: abs, text: text.slice(0, 100), nofollow: a.nofollow })
+      facts.links.push({ url: abs, text: shown, nofollow: a.nofollow })
     }
   }
 
@@ -564,7 +581,8 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     try {
       jsonLdTypes(parseJson(text), facts.jsonLd, seenJsonLdTypes)
     } catch (err) {
-      if (facts.jsonLd.errors.length < 5) facts.jsonLd.errors.push(`JSON-LD block is not valid JSON: ${(err as Error).message.slice(0, 120)}`)
+      // V8 quotes the code unit it stopped at, which may be half of an emoji.
+      if (facts.jsonLd.errors.length < 5) facts.jsonLd.errors.push(`JSON-LD block is not valid JSON: ${cutChars((err as Error).message.toWellFormed(), 120)}`)
     }
   }
   function answerFound() {
@@ -598,14 +616,17 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
     const href = el.getAttribute('href')
     if (rel.includes('stylesheet')) mixed(href)
     if (bodyStarted) return
-    if (rel.includes('canonical') && href !== null) keep(facts.canonicals, decodeEntities(href), MAX_HEAD_ENTRIES)
+    // URLs that name a page are kept whole or not at all (see fact-limits.ts).
+    const url = href === null ? null : decodeEntities(href)
+    const tooLong = url !== null && url.length > MAX_URL_LENGTH
+    if (rel.includes('canonical') && url !== null && !tooLong) keep(facts.canonicals, url, MAX_HEAD_ENTRIES)
     if (rel.includes('alternate')) {
       const hreflang = el.getAttribute('hreflang')
-      if (hreflang !== null) keep(facts.hreflangs, { lang: decodeEntities(hreflang), href: href === null ? null : decodeEntities(href) }, MAX_HREFLANGS)
+      if (hreflang !== null && !tooLong) keep(facts.hreflangs, { lang: decodeEntities(hreflang), href: url }, MAX_HREFLANGS)
       const type = (el.getAttribute('type') ?? '').toLowerCase()
-      if ((type === 'application/rss+xml' || type === 'application/atom+xml') && href) {
-        const u = resolve(decodeEntities(href))
-        if (u) keep(facts.feeds, u.toString(), MAX_HEAD_ENTRIES)
+      if ((type === 'application/rss+xml' || type === 'application/atom+xml') && url) {
+        const u = resolve(url)?.toString()
+        if (u && u.length <= MAX_URL_LENGTH) keep(facts.feeds, u, MAX_HEAD_ENTRIES)
       }
     }
     if (rel.includes('author') && !facts.author) facts.author = 'rel=author link'
@@ -633,16 +654,38 @@ export function htmlExtractor(pageUrl: string): HtmlExtractor {
       const main = mainText.join('')
       facts.terms = topEntries(termCounts(main), 40)
       const h1 = facts.headings.find((x) => x.level === 1)?.text ?? ''
-      const keys = new Set([...phrasesOf(facts.titles[0] ?? '').keys(), ...phrasesOf(h1).keys(), ...phrasesOf(slugWords(pageUrl)).keys()])
+      // The phrases of the title as stored: keyphrase checks read them from the stored title.
+      const title = jsonPrefix(facts.titles[0] ?? '', TEXT_LIMITS.title)
+      const keys = new Set([...phrasesOf(title).keys(), ...phrasesOf(h1).keys(), ...phrasesOf(slugWords(pageUrl)).keys()])
       facts.phraseCounts = [...countPhrases(main, keys)].slice(0, 200)
       facts.published ??= facts.jsonLd.datePublished
       facts.modified ??= facts.jsonLd.dateModified
       if (!facts.author && facts.jsonLd.author) facts.author = 'JSON-LD author'
       if (!facts.author && facts.visibleByline) facts.author = `byline "${facts.visibleByline}"`
       facts.published ??= facts.visibleDate
-      return facts
+      return limitHtmlFacts(facts)
     },
   }
+}
+
+/** The first title's length in characters, whether the facts keep all of it or a prefix. */
+export function titleLength(h: HtmlFacts): number {
+  return h.cut?.title?.length ?? h.titles[0]?.length ?? 0
+}
+
+/** The `duplicateKey` of the first title ('' when there is none or it is blank). */
+export function titleKey(h: HtmlFacts): string {
+  return h.cut?.title?.duplicateKey ?? duplicateKey(h.titles[0] ?? '')
+}
+
+/** The first meta description's trimmed length in characters, whether the facts keep all of it or a prefix. */
+export function descriptionLength(h: HtmlFacts): number {
+  return h.cut?.description?.length ?? h.metaDescriptions[0]?.trim().length ?? 0
+}
+
+/** The `duplicateKey` of the first meta description ('' when there is none or it is blank). */
+export function descriptionKey(h: HtmlFacts): string {
+  return h.cut?.description?.duplicateKey ?? duplicateKey(h.metaDescriptions[0] ?? '')
 }
 
 /** The facts of an HTML document given as text. */
