@@ -1,4 +1,5 @@
 /** Crawl scope: which URLs belong to the audit, and URL normalization for the frontier. */
+import { MAX_URL_LENGTH } from '../providers/web/robots-rules'
 
 export type AuditScope = 'full_site' | 'blog_only' | 'custom_path'
 
@@ -71,8 +72,13 @@ export function inScope(scope: Scope, url: string): boolean {
   return scope.prefixes.some((p) => underPrefix(path, p))
 }
 
-/** Whether a URL is one the crawl should fetch: in scope and not a file by its extension (`inScope` and not `looksNonHtml`, with one parse). */
+/**
+ * Whether a URL is one the crawl should fetch: at most MAX_URL_LENGTH characters, in scope and not
+ * a file by its extension (`inScope` and not `looksNonHtml`, with one parse). Longer URLs are left
+ * out like other links: robots.txt decisions are bounded for URLs up to that length only.
+ */
 export function crawlable(scope: Scope, url: string): boolean {
+  if (url.length > MAX_URL_LENGTH) return false
   let u: URL
   try {
     u = new URL(url)

@@ -1,8 +1,19 @@
+import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import robotsParser from 'robots-parser'
 import { describe, expect, it } from 'vitest'
-import { describeRobots, parseRobots, robotsAllows, robotsDecision, robotsDisallows } from '../../src/providers/web/robots'
+import { buildAudit } from '../../src/audit/build'
+import { crawlSome, seedFrontier } from '../../src/crawler/crawl'
+import type { PageRecord } from '../../src/crawler/fetch-page'
+import { crawlable } from '../../src/crawler/scope'
+import { discoverSite } from '../../src/crawler/site'
+import { donePages, frontierCounts } from '../../src/db/crawl'
+import { insertRun } from '../../src/db/runs'
+import { createGuardedFetch } from '../../src/providers/web/fetch'
+import { describeRobots, parseRobots, ROBOTS_UNDECIDED, robotsAllows, robotsDecision, robotsDisallows } from '../../src/providers/web/robots'
 import { MAX_MATCH_STEPS, MAX_ROBOTS_CHARS, MAX_URL_LENGTH, PART_STEPS, parseRobotsRules, robotsCrawlDelay, robotsDecide, robotsSitemaps } from '../../src/providers/web/robots-rules'
+import { TEST_DNS, withFakeDns } from '../fake-dns'
+import { newCaller, runningRun } from '../helpers'
 
 // robots-parser (a devDependency now) decided robots.txt before robots-rules.ts: it is the oracle
 // for ordinary files, where its matching is fast.
@@ -221,5 +232,61 @@ describe('robots.txt decisions within a bound (amplification)', () => {
     const hostile = robotsOf((i) => (i % 2 ? 'Disallow: /' : 'User-agent: *'), MAX_ROBOTS_CHARS, ['User-agent: GPTBot', 'Disallow: /'])
     expect(describeRobots(ROBOTS_URL, 200, hostile, ORIGIN).blockedAiCrawlers).toEqual(['GPTBot'])
     expect(describeRobots(ROBOTS_URL, 200, 'User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /', ORIGIN).blockedAiCrawlers).toHaveLength(15)
+  })
+})
+
+describe('the crawl follows only URLs a decision is bounded for', () => {
+  const scope = { kind: 'full_site' as const, site: 'a.test', prefixes: [], reason: 'every page of the site' }
+  const url = (n: number) => `${ORIGIN}/${'p'.repeat(n - ORIGIN.length - 1)}`
+
+  it('leaves out links longer than 2,048 characters, as it leaves out other sites', () => {
+    expect(crawlable(scope, url(MAX_URL_LENGTH))).toBe(true)
+    expect(crawlable(scope, url(MAX_URL_LENGTH + 1))).toBe(false)
+  })
+
+  it('refuses a website_url longer than 2,048 characters once percent-encoded', async () => {
+    const fetcher = createGuardedFetch({ userAgent: 'test', allowPrivate: false, dns: TEST_DNS, fetcher: withFakeDns(async () => new Response('missing', { status: 404 })) })
+    await expect(discoverSite(fetcher, `${ORIGIN}/${'é'.repeat(400)}`, 'full_site', undefined, 10)).rejects.toMatchObject({ kind: 'invalid_input', field: 'website_url' })
+  })
+
+  it('crawls a site of 380 KB of wildcard rules and 2,000-character links, and reports what it could not decide', async () => {
+    const robotsTxt = ['User-agent: *', ...Array.from({ length: 30_000 }, (_, i) => `Disallow: /*a0*${i}`)].join('\n').slice(0, 380 * 1024)
+    // Every character of the rules is in these paths, and "a0" never is: each rule searches the whole run of "a".
+    const long = (k: number) => `/${'a'.repeat(1980)}-0123456789-${k}`
+    const links = [...Array.from({ length: 20 }, (_, k) => long(k)), `/${'a'.repeat(3000)}`, '/short']
+    const fetcher = createGuardedFetch({
+      userAgent: 'test',
+      allowPrivate: false,
+      dns: TEST_DNS,
+      fetcher: withFakeDns(async (input) => {
+        const path = new URL(String(input)).pathname
+        if (path === '/robots.txt') return new Response(robotsTxt, { headers: { 'content-type': 'text/plain' } })
+        const body = path === '/' ? links.map((l) => `<a href="${l}">page</a>`).join(' ') : '<p>A page of the site.</p>'
+        return new Response(`<html lang="en"><title>${path.slice(0, 20)}</title><body>${body}</body></html>`, { headers: { 'content-type': 'text/html' } })
+      }),
+    })
+    const { accountId } = await newCaller()
+    const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
+    await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
+    const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, 50)
+    await seedFrontier(env.DB, runId, site)
+    const limits = { maxPages: 50, concurrency: 4, pagesPerMessage: 1000, messageBudgetMs: 60_000 }
+    expect(await crawlSome(env.DB, fetcher, runId, site, limits, async () => undefined)).toBe('done')
+
+    const rows = await donePages(env.DB, runId, '', 1000)
+    const pages = rows.map((r) => ({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord }))
+    expect(pages.find((p) => p.url === `${ORIGIN}/`)?.rec.kind).toBe('html')
+    expect(pages.find((p) => p.url === `${ORIGIN}/short`)?.rec.kind).toBe('html')
+    // Each long link cost its decision the whole bound, so it was not fetched, and says so.
+    const blocked = pages.filter((p) => p.rec.kind === 'blocked')
+    expect(blocked.map((p) => p.url).sort()).toEqual(Array.from({ length: 20 }, (_, k) => ORIGIN + long(k)).sort())
+    for (const p of blocked) expect(p.rec.error).toBe(ROBOTS_UNDECIDED)
+    expect(pages.some((p) => p.url.length > MAX_URL_LENGTH)).toBe(false)
+    expect((await frontierCounts(env.DB, runId)).total).toBe(pages.length)
+
+    const audit = buildAudit({ site, pages, focus: 'balanced', auditScope: 'full_site', maxPages: 50, notCrawled: 0, now: Date.now() })
+    expect(audit.summary.blocked_by_robots).toBe(20)
+    const issues = audit.inventory.find((r) => r.url === ORIGIN + long(0))!.issues
+    expect(issues.map((i) => i.message)).toEqual(['Not fetched: robots.txt could not be decided for this URL within its matching bound (treated as disallowed for AgentActionAPI)'])
   })
 })

@@ -12,7 +12,7 @@
 /** Characters of robots.txt read: Google reads the first 500 KiB and ignores the rest (RFC 9309 §2.5 asks for at least that much). */
 export const MAX_ROBOTS_CHARS = 500 * 1024
 
-/** Longest URL a decision is made for (the limit `website_url` has too). */
+/** Longest URL a decision is made for, and the longest the crawl follows (the limit `website_url` has too). */
 export const MAX_URL_LENGTH = 2048
 
 /**
