@@ -289,4 +289,28 @@ describe('the crawl follows only URLs a decision is bounded for', () => {
     const issues = audit.inventory.find((r) => r.url === ORIGIN + long(0))!.issues
     expect(issues.map((i) => i.message)).toEqual(['Not fetched: robots.txt could not be decided for this URL within its matching bound (treated as disallowed for AgentActionAPI)'])
   })
+
+  it('obeys the rules of a robots.txt past its first 100,000 characters', async () => {
+    const robotsTxt = `${'# a long preamble\n'.repeat(8000)}User-agent: *\nDisallow: /private\n`
+    const fetcher = createGuardedFetch({
+      userAgent: 'test',
+      allowPrivate: false,
+      dns: TEST_DNS,
+      fetcher: withFakeDns(async (input) => {
+        const path = new URL(String(input)).pathname
+        if (path === '/robots.txt') return new Response(robotsTxt, { headers: { 'content-type': 'text/plain' } })
+        return new Response(`<html lang="en"><title>${path}</title><body><a href="/private">private</a> <a href="/public">public</a></body></html>`, { headers: { 'content-type': 'text/html' } })
+      }),
+    })
+    const { accountId } = await newCaller()
+    const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
+    await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
+    const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, 10)
+    await seedFrontier(env.DB, runId, site)
+    const limits = { maxPages: 10, concurrency: 2, pagesPerMessage: 1000, messageBudgetMs: 60_000 }
+    expect(await crawlSome(env.DB, fetcher, runId, site, limits, async () => undefined)).toBe('done')
+    // Failed before: the crawl decided from the first 100,000 characters only, and fetched /private.
+    const kinds = Object.fromEntries((await donePages(env.DB, runId, '', 100)).map((r) => [new URL(r.url).pathname, r.kind]))
+    expect(kinds).toEqual({ '/': 'html', '/private': 'blocked', '/public': 'html' })
+  })
 })

@@ -115,7 +115,8 @@ export function describeRobots(url: string, status: number | null, text: string,
   return {
     url,
     status,
-    text: body.slice(0, 100_000),
+    // Whole, so the crawl decides from the lines these facts were read from (robots-rules.ts caps what is read).
+    text: body,
     errors: body ? validateRobots(body) : [],
     sitemaps: robotsSitemaps(parsed),
     crawlDelaySeconds: typeof delay === 'number' && Number.isFinite(delay) ? delay : null,
