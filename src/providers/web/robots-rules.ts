@@ -6,7 +6,8 @@
  * package compared every rule with every prefix of the path, so 380 KB of `*` rules against a
  * 2,000-character URL took 1.4 s per decision. Here a rule is matched in one left-to-right pass,
  * rules without `*` are found through a sorted index, and a decision that would cost more than
- * MAX_MATCH_STEPS stops and answers `undecided`.
+ * MAX_MATCH_STEPS stops and answers `undecided`. Only the first MAX_ROBOTS_CHARS of robots.txt
+ * are read, and no decision is made for a URL longer than MAX_URL_LENGTH.
  */
 
 /** Characters of robots.txt read: Google reads the first 500 KiB and ignores the rest (RFC 9309 §2.5 asks for at least that much). */
@@ -18,9 +19,9 @@ export const MAX_URL_LENGTH = 2048
 /**
  * Work one decision may spend, in steps: a URL character scanned by a `*` rule is one, and the
  * fixed costs below are weighed in steps by what they measured in Node. A large robots.txt of the
- * kind sites write needs a few thousand (240 `*` rules against URLs of 100 characters: at most 7,000). The slowest
- * step is a short part searched for in a run of its first character (about 6 ns), so a decision
- * costs about 1 ms of CPU at most (0.8 ms measured).
+ * kind sites write needs a few thousand (240 `*` rules against URLs of 100 characters: at most
+ * 7,000). The slowest step is a short part searched for in a run of its first character (about
+ * 6 ns), so a decision costs about 1 ms of CPU at most (0.8 ms measured).
  */
 export const MAX_MATCH_STEPS = 131_072
 
