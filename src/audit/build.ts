@@ -1,5 +1,5 @@
 import type { SiteInfo } from '../crawler/site'
-import { CRAWLER_TOKEN, parseRobots, robotsAllows } from '../providers/web/robots'
+import { CRAWLER_TOKEN, parseRobots, ROBOTS_UNDECIDED, robotsDisallows } from '../providers/web/robots'
 import { findCannibalization, type CannibalizationGroup } from './cannibalization'
 import { CHECKS, type CheckId, type Finding } from './checks'
 import { findGaps, type ContentGaps } from './gaps'
@@ -108,9 +108,18 @@ export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: 
     // A URL robots.txt disallows is the site's choice: reported as a fact, never as a defect.
     const list: Finding[] =
       p.rec.kind === 'blocked'
-        ? [{ check: 'robots-excluded', message: `Excluded by robots.txt (disallowed for ${CRAWLER_TOKEN}); not fetched` }]
+        ? [
+            {
+              check: 'robots-excluded',
+              message:
+                p.rec.error === ROBOTS_UNDECIDED
+                  ? `Not fetched: robots.txt could not be decided for this URL within its matching bound (treated as disallowed for ${CRAWLER_TOKEN})`
+                  : `Excluded by robots.txt (disallowed for ${CRAWLER_TOKEN}); not fetched`,
+            },
+          ]
         : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url], thinWords })
-    if (p.rec.kind === 'html' && !robotsAllows(robots, p.url, 'Googlebot')) list.push({ check: 'robots-excluded', message: 'Excluded by robots.txt for Googlebot' })
+    // Informational, so only what robots.txt was seen to say: an undecided URL is not reported.
+    if (p.rec.kind === 'html' && robotsDisallows(robots, p.url, 'Googlebot')) list.push({ check: 'robots-excluded', message: 'Excluded by robots.txt for Googlebot' })
     list.push(...(cross.get(p.url) ?? []))
     if (list.length) findings.set(p.url, list)
   }

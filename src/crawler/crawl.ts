@@ -1,7 +1,7 @@
 import { enqueueUrls, finishPages, frontierCounts, nextPending, type CrawlResult, type FrontierEntry } from '../db/crawl'
 import type { Env } from '../env'
 import type { GuardedFetch } from '../providers/web/fetch'
-import { parseRobots, robotsAllows } from '../providers/web/robots'
+import { parseRobots, ROBOTS_DISALLOWED, ROBOTS_UNDECIDED, robotsDecision } from '../providers/web/robots'
 import { fetchPage, type PageRecord } from './fetch-page'
 import type { SiteInfo } from './site'
 import { crawlable, normalizeUrl } from './scope'
@@ -91,7 +91,8 @@ export async function crawlSome(
   let exhausted = false
   const taken = new Set<string>()
   const discoveredUrls = new Set<string>()
-  let unwritten: { entry: FrontierEntry; rec: PageRecord | null }[] = []
+  // `rec` null: robots.txt kept the URL from being fetched; `blocked` says why, as the report will.
+  let unwritten: { entry: FrontierEntry; rec: PageRecord | null; blocked?: string }[] = []
   let chain: Promise<void> = Promise.resolve()
   let failure: unknown = null
   let wake: () => void = () => undefined
@@ -119,10 +120,10 @@ export async function crawlSome(
     unwritten = []
     chain = chain.then(async () => {
       if (!batch.length) return reportProgress(last)
-      const rows: CrawlResult[] = batch.map(({ entry, rec }) =>
+      const rows: CrawlResult[] = batch.map(({ entry, rec, blocked }) =>
         rec
           ? { url: entry.url, kind: rec.kind, status: rec.status, facts: JSON.stringify(rec) }
-          : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: 'disallowed by robots.txt' }) },
+          : { url: entry.url, kind: 'blocked', status: null, facts: JSON.stringify({ url: entry.url, kind: 'blocked', error: blocked ?? ROBOTS_DISALLOWED }) },
       )
       const found: FrontierEntry[] = []
       const room = limits.maxPages * 5 - frontierTotal
@@ -185,10 +186,11 @@ export async function crawlSome(
       const entry = buffer.shift()!
       if (taken.has(entry.url)) continue
       taken.add(entry.url)
+      const verdict = robotsDecision(robots, entry.url)
       active++
       let rec: PageRecord | null = null
       try {
-        if (robotsAllows(robots, entry.url)) {
+        if (verdict === 'allow') {
           fetchesStarted++
           rec = await fetchPage(fetcher, entry.url)
           if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
@@ -196,7 +198,7 @@ export async function crawlSome(
       } finally {
         active--
       }
-      unwritten.push({ entry, rec })
+      unwritten.push({ entry, rec, blocked: verdict === 'undecided' ? ROBOTS_UNDECIDED : undefined })
       // Writes run in the background (serialized); only a dry buffer waits, for the new links.
       if (buffer.length === 0) await flush()
       else if (unwritten.length >= flushEvery) void flush()

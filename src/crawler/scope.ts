@@ -1,5 +1,6 @@
 /** Crawl scope: which URLs belong to the audit, and URL normalization for the frontier. */
 import { MAX_URL_LENGTH } from '../providers/web/fact-limits'
+import { MAX_DECIDED_URL_LENGTH } from '../providers/web/robots-rules'
 
 export type AuditScope = 'full_site' | 'blog_only' | 'custom_path'
 
@@ -76,9 +77,14 @@ export function inScope(scope: Scope, url: string): boolean {
   return scope.prefixes.some((p) => underPrefix(path, p))
 }
 
-/** Whether a URL is one the crawl should fetch: in scope, not a file by its extension (`inScope` and not `looksNonHtml`, with one parse) and at most `MAX_URL_LENGTH` long. */
+/**
+ * Whether a URL is one the crawl should fetch: at most MAX_DECIDED_URL_LENGTH characters (2,048), in
+ * scope and not a file by its extension (`inScope` and not `looksNonHtml`, with one parse). Longer
+ * URLs are left out like other links: robots.txt decisions are bounded for URLs up to that length
+ * only. A page's facts still name links up to MAX_URL_LENGTH (8,192), the longest a server reads.
+ */
 export function crawlable(scope: Scope, url: string): boolean {
-  if (url.length > MAX_URL_LENGTH) return false
+  if (url.length > MAX_DECIDED_URL_LENGTH) return false
   let u: URL
   try {
     u = new URL(url)

@@ -1,6 +1,7 @@
 import { ProviderError, UpstreamError } from '../providers/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
-import { CRAWLER_TOKEN, describeRobots, parseRobots, robotsAllows, type RobotsInfo } from '../providers/web/robots'
+import { CRAWLER_TOKEN, describeRobots, parseRobots, robotsDecision, type RobotsInfo } from '../providers/web/robots'
+import { MAX_DECIDED_URL_LENGTH } from '../providers/web/robots-rules'
 import { gunzip, isGzip, parseFeedLinks, parseSitemap } from '../providers/web/sitemap'
 import { fetchPage } from './fetch-page'
 import { blogPrefixes, crawlable, normalizeUrl, sameSite, siteOf, type AuditScope, type Scope } from './scope'
@@ -104,6 +105,9 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
 export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, kind: AuditScope, customPath: string | undefined, maxPages: number): Promise<SiteInfo> {
   const startUrl = normalizeUrl(websiteUrl)
   if (!startUrl) throw new ProviderError('invalid_input', 'website_url must be an absolute http or https URL', 'website_url')
+  if (startUrl.length > MAX_DECIDED_URL_LENGTH) {
+    throw new ProviderError('invalid_input', `website_url is ${startUrl.length} characters once percent-encoded; the crawl follows URLs of at most ${MAX_DECIDED_URL_LENGTH}`, 'website_url')
+  }
   const start = new URL(startUrl)
   const origin = start.origin
   const site = siteOf(start.hostname)
@@ -164,8 +168,15 @@ export async function discoverSite(fetcher: GuardedFetch, websiteUrl: string, ki
     add(url)
   }
   if (seeds.length === 0) throw new ProviderError('unprocessable', `No page of ${startUrl} is inside the audit scope (${scope.reason})`, 'website_url')
-  if (!seeds.some((s) => robotsAllows(parsedRobots, s))) {
-    throw new ProviderError('unprocessable', `robots.txt of ${origin} disallows every starting page of the audit for our crawler (${CRAWLER_TOKEN})`, 'website_url')
+  let undecided = false
+  const allowed = seeds.some((s) => {
+    const verdict = robotsDecision(parsedRobots, s)
+    undecided ||= verdict === 'undecided'
+    return verdict === 'allow'
+  })
+  if (!allowed) {
+    const why = undecided ? ' (or could not be decided within its matching bound)' : ''
+    throw new ProviderError('unprocessable', `robots.txt of ${origin} disallows every starting page of the audit for our crawler (${CRAWLER_TOKEN})${why}`, 'website_url')
   }
   return {
     startUrl,

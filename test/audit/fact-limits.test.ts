@@ -8,6 +8,7 @@ import type { SiteInfo } from '../../src/crawler/site'
 import { utf8Length } from '../../src/lib/json-size'
 import { squash } from '../../src/lib/text'
 import { HTML_FACTS_MAX_BYTES, limitHtmlFacts, MAX_URL_LENGTH, TEXT_LIMITS } from '../../src/providers/web/fact-limits'
+import { MAX_DECIDED_URL_LENGTH } from '../../src/providers/web/robots-rules'
 import type { GuardedFetch } from '../../src/providers/web/fetch'
 import { extractHtmlText, type HtmlFacts } from '../../src/providers/web/html'
 import * as before from '../fixtures/before-facts/html'
@@ -192,7 +193,8 @@ describe('URLs that name a page', () => {
       expect(facts.feeds).toEqual(kept ? [url] : [])
       expect(facts.links.map((l) => l.url)).toEqual(kept ? [url] : [])
       expect(normalizeUrl(url)).toBe(kept ? url : null)
-      expect(crawlable(scope, url)).toBe(kept)
+      // Named in the facts up to 8,192, followed by the crawl up to 2,048 (its robots.txt decisions are bounded for those).
+      expect(crawlable(scope, url)).toBe(length <= MAX_DECIDED_URL_LENGTH)
     }
   })
 })

@@ -1,4 +1,4 @@
-import robotsParser from 'robots-parser'
+import { parseRobotsRules, robotsCrawlDelay, robotsDecide, robotsSitemaps, type RobotsDecision, type RobotsRules } from './robots-rules'
 
 /** The product token our crawler answers to in robots.txt groups. */
 export const CRAWLER_TOKEN = 'AgentActionAPI'
@@ -39,16 +39,30 @@ export interface RobotsInfo {
   blockedAiCrawlers: string[]
 }
 
-type Parsed = ReturnType<typeof robotsParser>
+/** Why a crawl did not fetch a URL robots.txt disallows. */
+export const ROBOTS_DISALLOWED = 'disallowed by robots.txt'
 
-/** Parses robots.txt text for `isAllowed` checks; an empty text allows everything. */
-export function parseRobots(url: string, text: string): Parsed {
-  return robotsParser(url, text)
+/** Why a crawl did not fetch a URL robots.txt could not decide within its bound (only a robots.txt built for it gets there). */
+export const ROBOTS_UNDECIDED = 'robots.txt could not be decided for this URL within its matching bound'
+
+/** Parses robots.txt text for decisions; an empty text allows everything (see robots-rules.ts for the bounds). */
+export function parseRobots(url: string, text: string): RobotsRules {
+  return parseRobotsRules(url, text)
 }
 
-/** Whether robots.txt lets `agent` fetch `url` (unparsable URLs and other hosts read as allowed). */
-export function robotsAllows(parsed: Parsed, url: string, agent = CRAWLER_TOKEN): boolean {
-  return parsed.isAllowed(url, agent) !== false
+/** What robots.txt says `agent` may do with `url` (unparsable URLs and other hosts read as allowed). */
+export function robotsDecision(parsed: RobotsRules, url: string, agent = CRAWLER_TOKEN): RobotsDecision['verdict'] {
+  return robotsDecide(parsed, url, agent).verdict
+}
+
+/** Whether `agent` may fetch `url`: a URL robots.txt could not decide within its bound is not fetched. */
+export function robotsAllows(parsed: RobotsRules, url: string, agent = CRAWLER_TOKEN): boolean {
+  return robotsDecision(parsed, url, agent) === 'allow'
+}
+
+/** Whether robots.txt disallows `url` for `agent`: what a report may claim (an undecided URL is not claimed). */
+export function robotsDisallows(parsed: RobotsRules, url: string, agent = CRAWLER_TOKEN): boolean {
+  return robotsDecision(parsed, url, agent) === 'disallow'
 }
 
 /** Validity errors of a robots.txt body, with Lighthouse's rules (robots-txt audit). */
@@ -97,14 +111,15 @@ export function describeRobots(url: string, status: number | null, text: string,
   const body = status !== null && status >= 200 && status < 300 ? text : ''
   const parsed = parseRobots(url, body)
   const root = `${origin}/`
-  const delay = parsed.getCrawlDelay(CRAWLER_TOKEN)
+  const delay = robotsCrawlDelay(parsed, CRAWLER_TOKEN)
   return {
     url,
     status,
-    text: body.slice(0, 100_000),
+    // Whole, so the crawl decides from the lines these facts were read from (robots-rules.ts caps what is read).
+    text: body,
     errors: body ? validateRobots(body) : [],
-    sitemaps: parsed.getSitemaps(),
+    sitemaps: robotsSitemaps(parsed),
     crawlDelaySeconds: typeof delay === 'number' && Number.isFinite(delay) ? delay : null,
-    blockedAiCrawlers: AI_CRAWLERS.filter((c) => !robotsAllows(parsed, root, c.agent)).map((c) => c.agent),
+    blockedAiCrawlers: AI_CRAWLERS.filter((c) => robotsDisallows(parsed, root, c.agent)).map((c) => c.agent),
   }
 }
