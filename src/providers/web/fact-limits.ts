@@ -19,7 +19,7 @@
  */
 import { jsonPrefix, jsonSize } from '../../lib/json-size'
 import { duplicateKey } from '../../lib/text'
-import type { HtmlFacts } from './html'
+import type { HtmlFacts } from './html-facts'
 
 /**
  * The longest URL the crawler follows or keeps as a page's identity. RFC 9110 asks for at least
