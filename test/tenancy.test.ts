@@ -79,6 +79,45 @@ describe('tenancy', () => {
     expect(violations).toEqual([])
   })
 
+  it("shows another account's agent steps to its runner without their input or output (the workflow's literals stay the owner's)", async () => {
+    const literal = `${markerOf(A)}-workflow-literal`
+    const body = (name: string, visibility: string, team_id?: string) => ({
+      ...agentBody(name, visibility, team_id),
+      workflow: {
+        steps: [
+          { id: 'inner', action: 'store_variable', input: { name: 'inner', value: literal } },
+          { id: 'shown', action: 'store_variable', input: { name: 'answer', value: '{{input.q}}' } },
+        ],
+      },
+    })
+    const team = (await request('POST', '/v1/agents', { token: A.token, body: body('A literal team', 'team', blue) })).body.response.id
+    const pub = (await request('POST', '/v1/agents', { token: A.token, body: body('A literal public', 'public') })).body.response.id
+    for (const [who, id] of [
+      [B, team],
+      [B, pub],
+      [C, pub],
+      [A, team],
+    ] as [Caller, string][]) {
+      const run = await action('invoke_agent', { id, input: { q: 'asked' } }, who.token)
+      check(run.status === 200 && run.body.response.value === 'asked', `run of ${id} by ${who.accountId}: ${run.status}`)
+      const runId = run.headers.get('x-run-id')!
+      const listed = (await request('GET', '/v1/runs?limit=100', { token: who.token })).body.response as Json[]
+      const steps = listed.filter((r) => r.parent_run_id === runId)
+      check(steps.length === 2, `${who.accountId} sees the ${steps.length} steps of its run of ${id}`)
+      const read = await Promise.all(steps.map(async (r) => (await request('GET', `/v1/runs/${r.id}`, { token: who.token })).body.response))
+      const shown = JSON.stringify([listed, read])
+      if (who === A) check(shown.includes(literal), 'the owner no longer sees its own steps')
+      else {
+        check(!shown.includes(literal), `${who.accountId} read a literal of A's workflow from its runs`)
+        check(
+          read.every((r: Json) => r.action === 'store_variable' && r.state === 'succeeded' && r.input === null && r.output === null),
+          `${who.accountId} sees the steps of A's agent with input or output`,
+        )
+      }
+    }
+    expect(violations).toEqual([])
+  })
+
   it('keeps runs, variables and idempotency keys per account', async () => {
     const flow = { 'workflow-id': 'shared-flow' }
     await action('store_variable', { name: 'secret', value: markerOf(A) }, A.token, flow)

@@ -498,7 +498,12 @@ export function createContext(
           throw err
         }
         const childId = `${runId}_${stepName.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`
-        const recorded = await storeRunValue(rt.env, rt.config, childId, 'input', recordedInput(child, parsed, secrets))
+        // A step of another account's agent is listed with its action, state and error, not its input or
+        // output: those hold the workflow's literals and inner results, which running an agent does not share.
+        const hidden = agent.foreign
+        // recordedInput also registers the step's secret fields with the run's scrubber, hidden or not.
+        const shownInput = recordedInput(child, parsed, secrets)
+        const recorded = await storeRunValue(rt.env, rt.config, childId, 'input', hidden ? null : shownInput)
         const childRun: NewRun = {
           id: childId,
           account_id: caller.account.id,
@@ -522,7 +527,7 @@ export function createContext(
         const childCtx = createContext(rt, { ...caller, workflowId: agent.workflowId, agent, secrets, signal: ctx.signal, held: held?.list }, childId, queued, persisted)
         try {
           const out = await child.run(parsed, childCtx)
-          const output = await storeRunValue(rt.env, rt.config, childId, 'output', secrets.scrub(out))
+          const output = await storeRunValue(rt.env, rt.config, childId, 'output', hidden ? null : secrets.scrub(out))
           await writeEnd(db, childCtx, childId, pendingChild, { state: 'succeeded', output, metadata: null, usage: usageJson(childCtx), error: null, finishedAt: Date.now() })
           const used = usageTotals.get(childCtx)
           if (used) for (const [k, v] of Object.entries(used)) ctx.addUsage({ [k]: v })
