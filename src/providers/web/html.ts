@@ -2,7 +2,7 @@ import { isNonDescriptive } from './link-text'
 import { jsonPrefix } from '../../lib/json-size'
 import { countPhrases, countWords, cutChars, decodeEntities, duplicateKey, phrasesOf, slugWords, squash, termCounts, topEntries } from '../../lib/text'
 import { limitHtmlFacts, MAX_URL_LENGTH, TEXT_LIMITS } from './fact-limits'
-import type { BadAnchor, HeadingFact, HtmlFacts, PageLink } from './html-facts'
+import type { BadAnchor, HeadingFact, HtmlFacts } from './html-facts'
 import { tokenizeHtml, type TagElement } from './html-tokenizer'
 import { parseJson } from '../../lib/json-depth'
 
