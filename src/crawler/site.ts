@@ -22,6 +22,8 @@ export interface SiteInfo {
 const MAX_SITEMAP_FILES = 25
 const MAX_SITEMAP_URLS = 5000
 const MAX_SITEMAP_BYTES = 10 * 1024 * 1024
+/** The longest sitemap lastmod kept: a W3C datetime is at most 35 characters ("2025-03-03T12:34:56.123456789+01:00"). */
+const MAX_LASTMOD_CHARS = 64
 
 /**
  * Whether a sitemap's file name names posts ("post-sitemap.xml", "news_1.xml.gz"): a word before
@@ -88,9 +90,11 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
     }
     for (const entry of parsed.urls) {
       const n = normalizeUrl(entry.loc, url)
-      if (!n || !sameSite({ site }, n) || urls.length >= MAX_SITEMAP_URLS) continue
+      // A URL the crawl cannot follow is not kept (5,000 of 8,192 characters would be 40 MB), and a
+      // lastmod longer than any date is no date.
+      if (!n || n.length > MAX_DECIDED_URL_LENGTH || !sameSite({ site }, n) || urls.length >= MAX_SITEMAP_URLS) continue
       urls.push(n)
-      if (entry.lastmod) lastmod[n] = entry.lastmod
+      if (entry.lastmod && entry.lastmod.length <= MAX_LASTMOD_CHARS) lastmod[n] = entry.lastmod
       if (postSitemap) postUrls.push(n)
     }
   }

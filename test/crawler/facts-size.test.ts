@@ -172,6 +172,38 @@ describe('stored page facts of pages with megabytes-long fields', () => {
   })
 })
 
+describe('the site discovery a crawl stores', () => {
+  // Failed before: every sitemap URL was kept whatever its length, and its lastmod whatever it held:
+  // this site's discovery came to 9 MB (5,000 such URLs, in five sitemap files, to about 45 MB).
+  it('keeps no sitemap URL the crawl cannot follow and no lastmod longer than a date', async () => {
+    const origin = 'https://sitemaps.example.org'
+    const long = (i: number) => `${origin}/${String(i).padStart(4, '0')}${'x'.repeat(4000)}`
+    const entries = [
+      ...Array.from({ length: 1000 }, (_, i) => `<url><loc>${long(i)}</loc><lastmod>${'2025-01-01 '.repeat(450)}</lastmod></url>`),
+      `<url><loc>${origin}/short</loc><lastmod>2025-03-03</lastmod></url>`,
+      `<url><loc>${origin}/odd</loc><lastmod>${'9'.repeat(65)}</lastmod></url>`,
+    ]
+    const sitemap = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries.join('')}</urlset>`
+    expect(sitemap.length).toBeGreaterThan(8_000_000)
+    const fetcher = createGuardedFetch({
+      userAgent: 'test',
+      allowPrivate: false,
+      dns: TEST_DNS,
+      fetcher: withFakeDns(async (input) => {
+        const path = new URL(String(input)).pathname
+        if (path === '/robots.txt') return new Response(`User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`, { headers: { 'content-type': 'text/plain' } })
+        if (path === '/sitemap.xml') return new Response(sitemap, { headers: { 'content-type': 'application/xml' } })
+        return new Response('<html lang="en"><title>A page</title><body><p>Words.</p></body></html>', { headers: { 'content-type': 'text/html' } })
+      }),
+    })
+    const site = await discoverSite(fetcher, `${origin}/`, 'full_site', undefined, 100)
+    expect(JSON.stringify(site).length).toBeLessThan(64 * 1024)
+    expect(site.sitemaps.urlCount).toBe(2)
+    expect(site.sitemaps.lastmod).toEqual({ [`${origin}/short`]: '2025-03-03' })
+    expect(site.seeds).toContain(`${origin}/short`)
+  })
+})
+
 /** The length of the first `<title>`'s text as the page writes it (squashed). */
 function squashedLength(html: string, tag: 'title'): number {
   const start = html.indexOf(`<${tag}>`) + tag.length + 2
