@@ -10,6 +10,7 @@ import { TEXT_LIMITS } from '../../src/providers/web/fact-limits'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { runAudit } from '../audit/run-audit'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
+import { fakeSite, htmlPage } from './fake-site'
 import { hostilePageOfSize } from '../fixtures/hostile-facts'
 import { mockFetch, newCaller, runningRun, type Json } from '../helpers'
 
@@ -185,17 +186,11 @@ describe('the site discovery a crawl stores', () => {
     ]
     const sitemap = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries.join('')}</urlset>`
     expect(sitemap.length).toBeGreaterThan(8_000_000)
-    const fetcher = createGuardedFetch({
-      userAgent: 'test',
-      allowPrivate: false,
-      dns: TEST_DNS,
-      fetcher: withFakeDns(async (input) => {
-        const path = new URL(String(input)).pathname
-        if (path === '/robots.txt') return new Response(`User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`, { headers: { 'content-type': 'text/plain' } })
-        if (path === '/sitemap.xml') return new Response(sitemap, { headers: { 'content-type': 'application/xml' } })
-        return new Response('<html lang="en"><title>A page</title><body><p>Words.</p></body></html>', { headers: { 'content-type': 'text/html' } })
-      }),
-    })
+    const fetcher = fakeSite(
+      (path) =>
+        path === '/sitemap.xml' ? new Response(sitemap, { headers: { 'content-type': 'application/xml' } }) : htmlPage('<html lang="en"><title>A page</title><body><p>Words.</p></body></html>'),
+      `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`,
+    )
     const site = await discoverSite(fetcher, `${origin}/`, 'full_site', undefined, 100)
     expect(JSON.stringify(site).length).toBeLessThan(64 * 1024)
     expect(site.sitemaps.urlCount).toBe(2)

@@ -8,6 +8,7 @@ import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { newCaller, runningRun } from '../helpers'
 import { HTML_PATHS, ORIGIN, trailgear } from '../fixtures/sites/trailgear'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
+import { fakeSite, htmlPage } from './fake-site'
 
 async function newRun(): Promise<string> {
   const { accountId } = await newCaller()
@@ -118,22 +119,15 @@ describe('politeness', () => {
       '/a': '<a href="/b">B page</a>',
       '/b': '<a href="/">Home page</a>',
     }
-    const fetcher = createGuardedFetch({
-      userAgent: 'test',
-      allowPrivate: false,
-      dns: TEST_DNS,
-      fetcher: withFakeDns(async (input) => {
-        const path = new URL(String(input)).pathname
-        if (path === '/robots.txt') return new Response('User-agent: *\nCrawl-delay: 1\nAllow: /', { headers: { 'content-type': 'text/plain' } })
-        if (!(path in pages)) return new Response('missing', { status: 404 })
-        inFlight++
-        maxInFlight = Math.max(maxInFlight, inFlight)
-        starts.push(Date.now())
-        await new Promise((r) => setTimeout(r, 20))
-        inFlight--
-        return new Response(`<html lang="en"><title>${path}</title><body>${pages[path]}</body></html>`, { headers: { 'content-type': 'text/html' } })
-      }),
-    })
+    const fetcher = fakeSite(async (path) => {
+      if (!(path in pages)) return new Response('missing', { status: 404 })
+      inFlight++
+      maxInFlight = Math.max(maxInFlight, inFlight)
+      starts.push(Date.now())
+      await new Promise((r) => setTimeout(r, 20))
+      inFlight--
+      return htmlPage(`<html lang="en"><title>${path}</title><body>${pages[path]}</body></html>`)
+    }, 'User-agent: *\nCrawl-delay: 1\nAllow: /')
     const site = await discoverSite(fetcher, 'https://polite.example.org', 'full_site', undefined, 10)
     expect(site.robots.crawlDelaySeconds).toBe(1)
     await seedFrontier(env.DB, runId, site)

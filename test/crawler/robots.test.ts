@@ -6,13 +6,13 @@ import { buildAudit } from '../../src/audit/build'
 import { crawlSome, seedFrontier } from '../../src/crawler/crawl'
 import type { PageRecord } from '../../src/crawler/fetch-page'
 import { crawlable } from '../../src/crawler/scope'
-import { discoverSite } from '../../src/crawler/site'
+import { discoverSite, type SiteInfo } from '../../src/crawler/site'
 import { donePages, frontierCounts } from '../../src/db/crawl'
 import { insertRun } from '../../src/db/runs'
-import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { describeRobots, parseRobots, ROBOTS_UNDECIDED, robotsAllows, robotsDecision, robotsDisallows } from '../../src/providers/web/robots'
 import { MAX_MATCH_STEPS, MAX_ROBOTS_CHARS, MAX_DECIDED_URL_LENGTH, PART_STEPS, parseRobotsRules, robotsCrawlDelay, robotsDecide, robotsSitemaps } from '../../src/providers/web/robots-rules'
-import { TEST_DNS, withFakeDns } from '../fake-dns'
+import type { GuardedFetch } from '../../src/providers/web/fetch'
+import { fakeSite, htmlPage } from './fake-site'
 import { newCaller, runningRun } from '../helpers'
 
 // robots-parser (a devDependency now) decided robots.txt before robots-rules.ts: it is the oracle
@@ -24,6 +24,18 @@ const ORIGIN = 'https://a.test'
 const MOST_STEPS = MAX_MATCH_STEPS + PART_STEPS + 2 * MAX_DECIDED_URL_LENGTH
 
 const oracle = (text: string, url: string, agent: string) => (robotsParser(ROBOTS_URL, text).isAllowed(url, agent) !== false ? 'allow' : 'disallow')
+
+/** Discovers and crawls the fake site to its end, as an audit run of a new caller would; the run and the site. */
+async function crawlToEnd(fetcher: GuardedFetch, maxPages: number, concurrency: number): Promise<{ runId: string; site: SiteInfo }> {
+  const { accountId } = await newCaller()
+  const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
+  await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
+  const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, maxPages)
+  await seedFrontier(env.DB, runId, site)
+  const limits = { maxPages, concurrency, pagesPerMessage: 1000, messageBudgetMs: 60_000 }
+  expect(await crawlSome(env.DB, fetcher, runId, site, limits, async () => undefined)).toBe('done')
+  return { runId, site }
+}
 
 describe('robots.txt decisions as robots-parser made them', () => {
   const agentsNamed = ['*', '*', 'AgentActionAPI', 'agentactionapi/2.1', 'Googlebot', 'GPTBot', 'other-bot', ' googlebot / 1.0', '']
@@ -245,7 +257,7 @@ describe('the crawl follows only URLs a decision is bounded for', () => {
   })
 
   it('refuses a website_url longer than 2,048 characters once percent-encoded', async () => {
-    const fetcher = createGuardedFetch({ userAgent: 'test', allowPrivate: false, dns: TEST_DNS, fetcher: withFakeDns(async () => new Response('missing', { status: 404 })) })
+    const fetcher = fakeSite(() => new Response('missing', { status: 404 }))
     await expect(discoverSite(fetcher, `${ORIGIN}/${'é'.repeat(400)}`, 'full_site', undefined, 10)).rejects.toMatchObject({ kind: 'invalid_input', field: 'website_url' })
   })
 
@@ -254,24 +266,11 @@ describe('the crawl follows only URLs a decision is bounded for', () => {
     // Every character of the rules is in these paths, and "a0" never is: each rule searches the whole run of "a".
     const long = (k: number) => `/${'a'.repeat(1980)}-0123456789-${k}`
     const links = [...Array.from({ length: 20 }, (_, k) => long(k)), `/${'a'.repeat(3000)}`, '/short']
-    const fetcher = createGuardedFetch({
-      userAgent: 'test',
-      allowPrivate: false,
-      dns: TEST_DNS,
-      fetcher: withFakeDns(async (input) => {
-        const path = new URL(String(input)).pathname
-        if (path === '/robots.txt') return new Response(robotsTxt, { headers: { 'content-type': 'text/plain' } })
-        const body = path === '/' ? links.map((l) => `<a href="${l}">page</a>`).join(' ') : '<p>A page of the site.</p>'
-        return new Response(`<html lang="en"><title>${path.slice(0, 20)}</title><body>${body}</body></html>`, { headers: { 'content-type': 'text/html' } })
-      }),
-    })
-    const { accountId } = await newCaller()
-    const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
-    await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
-    const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, 50)
-    await seedFrontier(env.DB, runId, site)
-    const limits = { maxPages: 50, concurrency: 4, pagesPerMessage: 1000, messageBudgetMs: 60_000 }
-    expect(await crawlSome(env.DB, fetcher, runId, site, limits, async () => undefined)).toBe('done')
+    const fetcher = fakeSite((path) => {
+      const body = path === '/' ? links.map((l) => `<a href="${l}">page</a>`).join(' ') : '<p>A page of the site.</p>'
+      return htmlPage(`<html lang="en"><title>${path.slice(0, 20)}</title><body>${body}</body></html>`)
+    }, robotsTxt)
+    const { runId, site } = await crawlToEnd(fetcher, 50, 4)
 
     const rows = await donePages(env.DB, runId, '', 1000)
     const pages = rows.map((r) => ({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord }))
@@ -292,23 +291,8 @@ describe('the crawl follows only URLs a decision is bounded for', () => {
 
   it('obeys the rules of a robots.txt past its first 100,000 characters', async () => {
     const robotsTxt = `${'# a long preamble\n'.repeat(8000)}User-agent: *\nDisallow: /private\n`
-    const fetcher = createGuardedFetch({
-      userAgent: 'test',
-      allowPrivate: false,
-      dns: TEST_DNS,
-      fetcher: withFakeDns(async (input) => {
-        const path = new URL(String(input)).pathname
-        if (path === '/robots.txt') return new Response(robotsTxt, { headers: { 'content-type': 'text/plain' } })
-        return new Response(`<html lang="en"><title>${path}</title><body><a href="/private">private</a> <a href="/public">public</a></body></html>`, { headers: { 'content-type': 'text/html' } })
-      }),
-    })
-    const { accountId } = await newCaller()
-    const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
-    await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
-    const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, 10)
-    await seedFrontier(env.DB, runId, site)
-    const limits = { maxPages: 10, concurrency: 2, pagesPerMessage: 1000, messageBudgetMs: 60_000 }
-    expect(await crawlSome(env.DB, fetcher, runId, site, limits, async () => undefined)).toBe('done')
+    const fetcher = fakeSite((path) => htmlPage(`<html lang="en"><title>${path}</title><body><a href="/private">private</a> <a href="/public">public</a></body></html>`), robotsTxt)
+    const { runId } = await crawlToEnd(fetcher, 10, 2)
     // Failed before: the crawl decided from the first 100,000 characters only, and fetched /private.
     const kinds = Object.fromEntries((await donePages(env.DB, runId, '', 100)).map((r) => [new URL(r.url).pathname, r.kind]))
     expect(kinds).toEqual({ '/': 'html', '/private': 'blocked', '/public': 'html' })
