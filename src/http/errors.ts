@@ -1,3 +1,5 @@
+import { cutChars } from '../lib/text'
+
 /** One entry per error code: the HTTP status it maps to. The list is closed; README documents each. */
 export const ERROR_STATUS = {
   INVALID_JSON: 400,
@@ -64,22 +66,24 @@ const MAX_ERROR_MESSAGE = 4000
 const MAX_DETAIL_PATH = 200
 const MAX_DETAIL_MESSAGE = 500
 
-/** An error's message and details as answered: within the bounds above, cut text ending in "…". */
+/** An error message as answered: within MAX_ERROR_MESSAGE characters. */
+export function shownMessage(message: string): string {
+  return cut(message, MAX_ERROR_MESSAGE)
+}
+
+/** An error's message and details as answered: within the bounds above. */
 export function shownError(message: string, details: readonly ErrorDetail[]): { message: string; details: ErrorDetail[] } {
   return {
-    message: clip(message, MAX_ERROR_MESSAGE),
+    message: shownMessage(message),
     details: details
       .slice(0, MAX_ERROR_DETAILS)
-      .map((d) => (d.path.length > MAX_DETAIL_PATH || d.message.length > MAX_DETAIL_MESSAGE ? { path: clip(d.path, MAX_DETAIL_PATH), message: clip(d.message, MAX_DETAIL_MESSAGE) } : d)),
+      .map((d) => (d.path.length > MAX_DETAIL_PATH || d.message.length > MAX_DETAIL_MESSAGE ? { path: cut(d.path, MAX_DETAIL_PATH), message: cut(d.message, MAX_DETAIL_MESSAGE) } : d)),
   }
 }
 
-/** `text` cut to `max` UTF-16 units (never inside a surrogate pair), marked with "…" when cut. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text
-  const last = text.charCodeAt(max - 1)
-  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max
-  return `${text.slice(0, end)}…`
+/** `text` within `max` characters, cut between code points and marked with "…" when cut. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${cutChars(text, max)}…`
 }
 
 /** True for an ApiError, also across module copies (the test runner may load two). */

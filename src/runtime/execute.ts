@@ -21,7 +21,7 @@ import {
 } from '../db/runs'
 import type { Env } from '../env'
 import { successJson } from '../http/envelope'
-import { ApiError, shownError, type ErrorCode } from '../http/errors'
+import { ApiError, shownMessage, type ErrorCode } from '../http/errors'
 import { toApiError } from '../http/map-error'
 import { parseOrThrow } from '../http/validate'
 import { sha256Hex } from '../lib/crypto'
@@ -354,7 +354,7 @@ export async function recordFailure(rt: Runtime, runId: string, err: unknown, ct
     api = new ApiError('INTERNAL', `Internal error while running the action (${request}run ${runId})`)
   }
   if (ctx && ctx.secrets.size > 0) api = new ApiError(api.code, ctx.secrets.scrubText(api.message), ctx.secrets.scrub(api.details), api.headers)
-  const error = { message: shownError(api.message, []).message, code: api.code, status: api.status }
+  const error = { message: shownMessage(api.message), code: api.code, status: api.status }
   await writeEnd(rt.env.DB, ctx, runId, pending, { state: 'failed', output: null, metadata: null, usage: usageJson(ctx), error, finishedAt: Date.now() })
   return api
 }
