@@ -62,6 +62,9 @@ function pathOf(frame: Frame): (string | number)[] {
 /** JSON.parse that refuses text nesting deeper than MAX_JSON_DEPTH (JsonTooDeepError). */
 export function parseJson(text: string): unknown {
   const value: unknown = JSON.parse(text)
+  // Each level takes two characters at least ("[" and "]"), so most texts (request bodies among them)
+  // are too short to pass the limit and need no walk.
+  if (text.length <= 2 * MAX_JSON_DEPTH) return value
   const path = tooDeep(value)
   if (path) throw new JsonTooDeepError(path)
   return value

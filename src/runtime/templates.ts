@@ -125,16 +125,11 @@ export function referencedRoots(value: unknown, out = new Set<string>(), depth =
  * deeper than MAX_JSON_DEPTH.
  */
 export function resolveReferences(value: unknown, root: unknown, at: (string | number)[] = [], maxBytes = Number.POSITIVE_INFINITY): unknown {
-  const out = resolve(value, root, at, 0, new Budget(maxBytes))
-  // Each value is within MAX_JSON_DEPTH where it came in; one spliced into another could pass it, and a
-  // run of steps that each nest the last one's result would grow without end.
-  const deep = tooDeep(out)
-  if (deep) throw new ExpansionTooDeepError(shortPointer([...at, ...deep]))
-  return out
+  return resolve(value, root, at, 0, new Budget(maxBytes))
 }
 
 function resolve(value: unknown, root: unknown, at: (string | number)[], depth: number, budget: Budget): unknown {
-  if (typeof value === 'string' && value.includes('{{') && depth <= REFERENCE_DEPTH) return resolveString(value, root, at, budget)
+  if (typeof value === 'string' && value.includes('{{') && depth <= REFERENCE_DEPTH) return resolveString(value, root, at, depth, budget)
   if (depth > REFERENCE_DEPTH || typeof value !== 'object' || value === null) {
     budget.charge(jsonSize(value, budget.remaining), at)
     return value
@@ -153,7 +148,7 @@ function resolve(value: unknown, root: unknown, at: (string | number)[], depth: 
   return out
 }
 
-function resolveString(value: string, root: unknown, at: (string | number)[], budget: Budget): unknown {
+function resolveString(value: string, root: unknown, at: (string | number)[], depth: number, budget: Budget): unknown {
   const lookup = (ref: string) => {
     const path = parsePath(ref)
     if (!path) throw new UnresolvedReferenceError(pointer(at), ref.trim(), 'is not a valid reference (use names and numeric indexes joined by dots)')
@@ -164,6 +159,10 @@ function resolveString(value: string, root: unknown, at: (string | number)[], bu
   const whole = WHOLE.exec(value)
   if (whole) {
     const found = lookup(whole[1])
+    // Templates and values each come in within MAX_JSON_DEPTH; a value put `depth` levels down could
+    // pass it, and steps that each nest the last one's result would grow without end.
+    const deep = tooDeep(found, MAX_JSON_DEPTH - depth)
+    if (deep) throw new ExpansionTooDeepError(shortPointer([...at, ...deep]))
     budget.charge(jsonSize(found, budget.remaining), at)
     return found
   }
