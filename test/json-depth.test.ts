@@ -91,7 +91,7 @@ beforeAll(async () => {
   operations = await bodyOperations()
 })
 
-const send = (method: string, path: string, body: string, admin: boolean) => sendBody({ method, path, admin, examples: [] }, body, token, 'deep-json')
+const send = (method: string, path: string, body: string, admin: boolean) => sendBody({ method, path, admin }, body, token, 'deep-json')
 
 describe('every documented request body', () => {
   it('refuses JSON nested past the limit anywhere in it with a 400 naming where, never a 5xx (every operation, 6 runs each)', async () => {
@@ -106,7 +106,7 @@ describe('every documented request body', () => {
           fc.oneof(fc.integer({ min: MAX_JSON_DEPTH, max: MAX_JSON_DEPTH + 5 }), fc.integer({ min: 1_000, max: 150_000 })),
           shape,
           async ({ example, slot }, n, s) => {
-            const r = await send(op.method, op.path, bodyWith(example, slot, deepText(n, s)), op.admin)
+            const r = await sendBody(op, bodyWith(example, slot, deepText(n, s)), token, 'deep-json')
             sent++
             expect(r.status, `${op.method} ${op.path} ${JSON.stringify(r.body).slice(0, 300)}`).toBe(400)
             // POST /mcp answers a JSON-RPC parse error, every other route the error envelope.

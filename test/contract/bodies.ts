@@ -50,7 +50,7 @@ export function bodyWith(example: unknown, slot: (string | number)[], text: stri
 }
 
 /** Sends a body to an operation as its caller (or the admin), with the headers any route may need. */
-export async function sendBody(op: BodyOperation, body: string, token: string, workflowId: string) {
+export async function sendBody(op: Pick<BodyOperation, 'method' | 'path' | 'admin'>, body: string, token: string, workflowId: string) {
   const res = await SELF.fetch(`${BASE}${op.path}`, {
     method: op.method,
     headers: {
