@@ -65,6 +65,32 @@ describe('error answers', () => {
     expect(errors).toBeGreaterThan(operations.length)
   }, 600_000)
 
+  it('keep any message and details within the bounds, as prefixes of the whole texts, cut between code points (2,000 runs)', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 6000 }), fc.string({ unit: 'grapheme', maxLength: 3000 }), fc.constantFrom('', '😀'.repeat(2500)))
+    const lone = (t: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(t)
+    const within = (whole: string, shown: string, max: number) => {
+      if (whole.length <= max) return expect(shown).toBe(whole)
+      expect(shown.endsWith('…')).toBe(true)
+      const kept = shown.slice(0, -1)
+      expect(kept.length).toBeLessThanOrEqual(max)
+      expect(whole.startsWith(kept)).toBe(true)
+      // A cut that splits no pair adds no lone surrogate.
+      if (!lone(whole)) expect(lone(kept)).toBe(false)
+    }
+    fc.assert(
+      fc.property(text, fc.array(fc.record({ path: text, message: text }), { maxLength: 150 }), (message, details) => {
+        const shown = shownError(message, details)
+        within(message, shown.message, 4000)
+        expect(shown.details).toHaveLength(Math.min(details.length, MAX_ERROR_DETAILS))
+        shown.details.forEach((d, i) => {
+          within(details[i].path, d.path, 200)
+          within(details[i].message, d.message, 500)
+        })
+      }),
+      { numRuns: 2000, seed: 20261129 },
+    )
+  })
+
   it('still count every failing field in the message, and cut text between code points', () => {
     const details = Array.from({ length: 80_000 }, (_, i) => ({ path: `/k${i}`, message: `Unknown field "k${i}"` }))
     const shown = shownError('Invalid request: ... (and 79995 more)', details)

@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:test'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { crawlSome, seedFrontier, type CrawlLimits } from '../../src/crawler/crawl'
 import { PAGE_FACTS_MAX_BYTES, type PageRecord } from '../../src/crawler/fetch-page'
@@ -7,6 +8,7 @@ import { donePages, enqueueUrls, nextPending } from '../../src/db/crawl'
 import { insertRun } from '../../src/db/runs'
 import { utf8Length } from '../../src/lib/json-size'
 import { TEXT_LIMITS } from '../../src/providers/web/fact-limits'
+import { MAX_DECIDED_URL_LENGTH } from '../../src/providers/web/robots-rules'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { runAudit } from '../audit/run-audit'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
@@ -196,6 +198,39 @@ describe('the site discovery a crawl stores', () => {
     expect(site.sitemaps.urlCount).toBe(2)
     expect(site.sitemaps.lastmod).toEqual({ [`${origin}/short`]: '2025-03-03' })
     expect(site.seeds).toContain(`${origin}/short`)
+  })
+
+  it('keeps exactly the sitemap URLs of at most 2,048 characters and the lastmods of at most 64, for any lengths around them (40 runs)', async () => {
+    const origin = 'https://sitemaps.example.org'
+    const entry = fc.record({
+      urlLength: fc.oneof(fc.integer({ min: 40, max: 200 }), fc.integer({ min: MAX_DECIDED_URL_LENGTH - 2, max: MAX_DECIDED_URL_LENGTH + 2 }), fc.integer({ min: 2100, max: 9000 })),
+      lastmod: fc.option(
+        fc.oneof(
+          fc.constant('2025-03-03T12:34:56+01:00'),
+          fc.integer({ min: 60, max: 70 }).map((n) => '9'.repeat(n)),
+        ),
+        { nil: undefined },
+      ),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 30 }), async (entries) => {
+        const urls = entries.map((e, i) => {
+          const head = `${origin}/${i}-`
+          return head + 'p'.repeat(Math.max(0, e.urlLength - head.length))
+        })
+        const xml = entries.map((e, i) => `<url><loc>${urls[i]}</loc>${e.lastmod === undefined ? '' : `<lastmod>${e.lastmod}</lastmod>`}</url>`).join('')
+        const sitemap = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${xml}</urlset>`
+        const fetcher = fakeSite(
+          (path) => (path === '/sitemap.xml' ? new Response(sitemap, { headers: { 'content-type': 'application/xml' } }) : htmlPage('<title>A page</title>')),
+          `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`,
+        )
+        const site = await discoverSite(fetcher, `${origin}/`, 'full_site', undefined, 100)
+        const kept = entries.flatMap((e, i) => (urls[i].length <= MAX_DECIDED_URL_LENGTH ? [[urls[i], e.lastmod] as const] : []))
+        expect(site.sitemaps.urlCount).toBe(kept.length)
+        expect(site.sitemaps.lastmod).toEqual(Object.fromEntries(kept.filter(([, l]) => l !== undefined && l.length <= 64)))
+      }),
+      { numRuns: 40, seed: 20261129 },
+    )
   })
 })
 
