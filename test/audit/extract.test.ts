@@ -2,9 +2,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findCannibalization } from '../../src/audit/cannibalization'
 import type { CrawledPage } from '../../src/audit/site-checks'
-import type { PageRecord } from '../../src/crawler/fetch-page'
 import { countPhrases, phrasesOf, termPairs, words } from '../../src/lib/text'
 import { extractHtmlText } from '../../src/providers/web/html'
+import { htmlRecord } from './records'
 
 const URL_ = 'https://brightdesk.test/page'
 
@@ -69,20 +69,7 @@ describe('visible author and date evidence', () => {
 
 function page(url: string, title: string, h1: string, body: string): CrawledPage {
   const html = `<html lang="en"><head><title>${title}</title></head><body><main><h1>${h1}</h1><p>${body}</p></main></body></html>`
-  const rec: PageRecord = {
-    url,
-    kind: 'html',
-    status: 200,
-    contentType: 'text/html',
-    location: null,
-    error: null,
-    xRobotsTag: [],
-    linkHeaders: [],
-    lastModified: null,
-    fetchMs: 1,
-    parseMs: 1,
-    html: extractHtmlText(html, url),
-  }
+  const rec = htmlRecord(url, html)
   return { url, depth: 1, source: 'link', rec }
 }
 

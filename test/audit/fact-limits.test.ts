@@ -12,6 +12,7 @@ import { MAX_DECIDED_URL_LENGTH } from '../../src/providers/web/robots-rules'
 import type { GuardedFetch } from '../../src/providers/web/fetch'
 import { extractHtmlText, type HtmlFacts } from '../../src/providers/web/html'
 import * as before from '../fixtures/before-facts/html'
+import { htmlRecord } from './records'
 import { HOSTILE_FIELDS, hostilePage, hostilePageOfSize } from '../fixtures/hostile-facts'
 import failureCases from '../fixtures/lighthouse-seo/seo-failure-cases.html?raw'
 import mixedLanguage from '../fixtures/lighthouse-seo/seo-mixed-language.html?raw'
@@ -298,20 +299,7 @@ describe('page facts of ordinary pages are exactly as before', () => {
 const SITE = { startUrl: 'https://site.test/', robots: { url: '', status: 200, text: '', errors: [], blockedAiCrawlers: [], crawlDelaySeconds: null }, sitemaps: { listed: [] } } as unknown as SiteInfo
 
 function crawled(url: string, html: string): CrawledPage {
-  const rec: PageRecord = {
-    url,
-    kind: 'html',
-    status: 200,
-    contentType: 'text/html',
-    location: null,
-    error: null,
-    xRobotsTag: [],
-    linkHeaders: [],
-    lastModified: null,
-    fetchMs: 1,
-    parseMs: 1,
-    html: extractHtmlText(html, url),
-  }
+  const rec = htmlRecord(url, html)
   // Through JSON, as the audit reads a stored record.
   return { url, depth: 0, source: 'seed', rec: JSON.parse(JSON.stringify(rec)) as PageRecord }
 }
