@@ -1,4 +1,4 @@
-import { terms } from '../lib/text'
+import { decodeUriPart, terms } from '../lib/text'
 import type { HtmlFacts, PageLink } from '../providers/web/html-facts'
 import { pageQuestions } from './questions'
 import type { CrawledUrl } from './site-checks'
@@ -39,16 +39,10 @@ function sectionOf(url: string): string {
   return seg.length > 1 ? `/${seg[0]}/` : '/'
 }
 
-/** A URL's path as words; a path that is not valid percent-encoding is read as written. */
+/** A URL's path as words; a path that is not valid percent-encoding ("/%ZZ") is read as written. */
 function pathWords(url: string): string {
   const path = new URL(url).pathname
-  let decoded = path
-  try {
-    decoded = decodeURIComponent(path)
-  } catch {
-    // e.g. "/%ZZ": kept raw
-  }
-  return decoded.replace(/[-_/.]+/g, ' ')
+  return (decodeUriPart(path) ?? path).replace(/[-_/.]+/g, ' ')
 }
 
 /** What the gaps need kept of an indexable page until the whole crawl is read. */

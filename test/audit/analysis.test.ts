@@ -5,7 +5,9 @@ import type { CrawledPage } from '../../src/audit/site-checks'
 import type { PageRecord } from '../../src/crawler/fetch-page'
 import type { SiteInfo } from '../../src/crawler/site'
 import { buildAudit as buildBefore } from '../fixtures/before-audit/build'
+import { mockFetch, newCaller, type Json } from '../helpers'
 import { htmlRecord } from './records'
+import { runAudit } from './run-audit'
 
 const ORIGIN = 'https://site.test'
 const NOW = Date.parse('2026-11-29T12:00:00Z')
@@ -145,6 +147,19 @@ describe('the audit, read one page at a time', () => {
     expect(audit.inventory.map((r) => r.url)).toEqual([url(''), url('%ZZ')])
   })
 
+  it('answers for indexable pages at any path, percent signs and all', () => {
+    const piece = fc.oneof(fc.constantFrom('%', '%Z', '%ZZ', '%E0', '%E0%A4', '%C3%A9', '%ff', '%00', '-', '/', '.'), fc.string({ unit: 'binary', maxLength: 6 }))
+    fc.assert(
+      fc.property(fc.array(fc.array(piece, { maxLength: 6 }), { minLength: 1, maxLength: 4 }), (paths) => {
+        const urls = [...new Set(paths.map((p) => new URL(`/p/${p.join('')}`, ORIGIN).href))]
+        const pages = urls.map((u) => stored(u, htmlRecord(u, `<title>A page about tents</title><h1>Tents</h1><p>tent care tent care</p>`)))
+        const audit = buildAudit({ ...options(site()), pages })
+        expect(audit.inventory.map((r) => r.url).sort()).toEqual([...urls].sort())
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it('names at most ten pages in a message and lists at most twenty in details, counting them all', () => {
     // 60 pages sharing a title and description, each linking to the same missing page and redirect chain.
     const n = 60
@@ -166,6 +181,31 @@ describe('the audit, read one page at a time', () => {
     expect(named(before)).toBe(n)
     expect(named(audit)).toBe(10)
     expect(audit.content_gaps.missing_pages).toEqual([{ url: url('gone'), status: 404, anchor_texts: ['link 0'], linked_from: n }])
+  })
+})
+
+describe('the audit action reads a crawl larger than one read', () => {
+  it('audits 62 pages sharing a title, one at a path that is not valid percent-encoding', async () => {
+    const host = 'many-pages.test'
+    const page = (title: string, links: string[]) =>
+      `<html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</p></main></body></html>`
+    mockFetch(async (req: Request) => {
+      const u = new URL(req.url)
+      if (u.hostname !== host) return null
+      const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html' } })
+      if (u.pathname === '/') return html(page('Welcome', [...Array.from({ length: 60 }, (_, i) => `/p${i}`), '/%ZZ']))
+      if (/^\/p\d+$/.test(u.pathname) || u.pathname === '/%ZZ') return html(page('Home', ['/']))
+      return new Response('not found', { status: 404 })
+    })
+    const { token } = await newCaller()
+    const { run, response: audit } = await runAudit(token, { website_url: `https://${host}/`, max_pages: 100 })
+    // Failed before: the content gaps decoded the path "/%ZZ" and the run failed with "URI malformed".
+    expect(run.state, JSON.stringify(run.error)).toBe('succeeded')
+    expect(audit.summary.html_pages).toBe(62)
+    const zz = audit.inventory.find((r: Json) => r.url === `https://${host}/%ZZ`)
+    expect(zz).toMatchObject({ kind: 'html', depth: 1 })
+    const dup = zz.issues.find((i: Json) => i.check === 'duplicate-title')
+    expect(dup.message).toMatch(/^Title "Home" is shared by 61 pages: .* and 51 more$/)
   })
 })
 
