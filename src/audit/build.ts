@@ -1,12 +1,12 @@
 import type { SiteInfo } from '../crawler/site'
-import { CRAWLER_TOKEN, parseRobots, ROBOTS_UNDECIDED, robotsDisallows } from '../providers/web/robots'
+import { CrawlAnalysis } from './analyze'
 import { findCannibalization, type CannibalizationGroup } from './cannibalization'
-import { CHECKS, type CheckId, type Finding } from './checks'
-import { findGaps, type ContentGaps } from './gaps'
-import { pageFindings, THIN_CONTENT_WORDS } from './page-checks'
+import { CHECKS, type CheckId } from './checks'
+import type { ContentGaps } from './gaps'
+import { THIN_CONTENT_WORDS } from './page-checks'
 import { buildPlan, PRIORITY_FORMULA, type PlanItem } from './plan'
 import { pageScores, SCORE_FORMULA, siteScores, type Focus } from './scoring'
-import { crossPageFindings, isPrimary, redirectPath, siteFindings, type CrawledPage } from './site-checks'
+import { crawledUrl, siteFindings, type CrawledPage } from './site-checks'
 
 /** One row of the page inventory. */
 export interface InventoryRow {
@@ -60,87 +60,57 @@ export interface Audit {
   generated_at: string
 }
 
-function mean(xs: (number | undefined)[]): number | null {
+function mean(xs: (number | null)[]): number | null {
   const nums = xs.filter((x): x is number => typeof x === 'number')
   return nums.length ? Math.round(nums.reduce((a, b) => a + b, 0) / nums.length) : null
 }
 
-/**
- * Click depth of every crawled URL from the start page: following a link is one click, a redirect
- * none. URLs no crawled link reaches (found only through a sitemap) are left out.
- */
-export function clickDepths(startUrl: string, pages: CrawledPage[]): Map<string, number> {
-  const byUrl = new Map(pages.map((p) => [p.url, p]))
-  const depth = new Map<string, number>([[startUrl, 0]])
-  // 0-1 breadth-first search: redirects go to the front of the queue, links to the back.
-  const queue: string[] = [startUrl]
-  while (queue.length) {
-    const url = queue.shift()!
-    const d = depth.get(url)!
-    const page = byUrl.get(url)
-    if (!page) continue
-    const location = page.rec.kind === 'redirect' ? page.rec.location : null
-    if (location && (depth.get(location) ?? Infinity) > d) {
-      depth.set(location, d)
-      queue.unshift(location)
-    }
-    for (const l of page.rec.html?.links ?? []) {
-      if ((depth.get(l.url) ?? Infinity) > d + 1) {
-        depth.set(l.url, d + 1)
-        queue.push(l.url)
-      }
-    }
-  }
-  return depth
+/** What an audit is asked for, beside its pages. */
+export interface AuditOptions {
+  site: SiteInfo
+  focus: Focus
+  auditScope: string
+  maxPages: number
+  notCrawled: number
+  now: number
+  thinContentWords?: number
 }
 
-/** Builds the audit from the crawled pages and site facts. */
-export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: Focus; auditScope: string; maxPages: number; notCrawled: number; now: number; thinContentWords?: number }): Audit {
-  const { site, pages, focus, now } = opts
-  const thinWords = opts.thinContentWords ?? THIN_CONTENT_WORDS
-  // The start page, or where it redirects (http -> https, bare domain -> www ...).
-  const byUrl = new Map(pages.map((p) => [p.url, p]))
-  const home = new Set([site.startUrl, redirectPath(site.startUrl, byUrl).final?.url ?? site.startUrl])
-  const cross = crossPageFindings(pages, site, now, home)
-  const robots = parseRobots(site.robots.url, site.robots.text)
-  const findings = new Map<string, Finding[]>()
-  for (const p of pages) {
-    // A URL robots.txt disallows is the site's choice: reported as a fact, never as a defect.
-    const list: Finding[] =
-      p.rec.kind === 'blocked'
-        ? [
-            {
-              check: 'robots-excluded',
-              message:
-                p.rec.error === ROBOTS_UNDECIDED
-                  ? `Not fetched: robots.txt could not be decided for this URL within its matching bound (treated as disallowed for ${CRAWLER_TOKEN})`
-                  : `Excluded by robots.txt (disallowed for ${CRAWLER_TOKEN}); not fetched`,
-            },
-          ]
-        : pageFindings(p.rec, { now, home: home.has(p.url), sitemapLastmod: site.sitemaps.lastmod[p.url], thinWords })
-    // Informational, so only what robots.txt was seen to say: an undecided URL is not reported.
-    if (p.rec.kind === 'html' && robotsDisallows(robots, p.url, 'Googlebot')) list.push({ check: 'robots-excluded', message: 'Excluded by robots.txt for Googlebot' })
-    list.push(...(cross.get(p.url) ?? []))
-    if (list.length) findings.set(p.url, list)
-  }
-  const siteLevel = siteFindings(site, pages)
-  const depths = clickDepths(site.startUrl, pages)
+/** An empty analysis of a crawl whose finished URLs are `urls`; add its pages, then call `auditOf`. */
+export function startAnalysis(opts: AuditOptions, urls: CrawlAnalysis['urls']): CrawlAnalysis {
+  return new CrawlAnalysis(opts.site, urls, { now: opts.now, thinWords: opts.thinContentWords ?? THIN_CONTENT_WORDS })
+}
+
+/** Builds the audit from pages held all at once (small crawls and tests; the action streams them). */
+export function buildAudit(opts: AuditOptions & { pages: CrawledPage[] }): Audit {
+  const analysis = startAnalysis(opts, opts.pages.map(crawledUrl))
+  for (const p of opts.pages) analysis.add(p)
+  return auditOf(analysis, opts)
+}
+
+/** Builds the audit once every page of the crawl was added to `analysis`. */
+export function auditOf(analysis: CrawlAnalysis, opts: AuditOptions): Audit {
+  const { site, focus, now } = opts
+  const { pages } = analysis
+  const findings = analysis.findings()
+  const siteLevel = siteFindings(site, analysis.urls)
+  const depths = analysis.depths()
 
   const inventory: InventoryRow[] = pages
     .map((p) => {
       const list = findings.get(p.url) ?? []
-      const scores = pageScores(p.rec.kind, list)
+      const scores = pageScores(p.kind, list)
       return {
         url: p.url,
-        kind: p.rec.kind,
-        status: p.rec.status ?? null,
-        title: p.rec.html?.titles[0] ?? null,
-        word_count: p.rec.html?.wordCount ?? null,
-        response_ms: p.rec.kind === 'blocked' ? null : (p.rec.fetchMs ?? null),
+        kind: p.kind,
+        status: p.status,
+        title: p.title,
+        word_count: p.wordCount,
+        response_ms: p.fetchMs,
         depth: depths.get(p.url) ?? null,
         seo_score: scores.seo,
         aeo_score: scores.aeo,
-        redirects_to: p.rec.location ?? null,
+        redirects_to: p.location,
         issues: list.map((f) => ({ check: f.check, severity: CHECKS[f.check].severity, category: CHECKS[f.check].category, message: f.message })),
       }
     })
@@ -152,8 +122,7 @@ export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: 
     siteLevel,
     focus,
   )
-  const primary = pages.filter((p) => isPrimary(p, now))
-  const count = (kind: string) => pages.filter((p) => p.rec.kind === kind).length
+  const count = (kind: string) => pages.filter((p) => p.kind === kind).length
   const issues = { error: 0, warning: 0, notice: 0, info: 0 }
   for (const list of [...findings.values(), siteLevel]) for (const f of list) issues[CHECKS[f.check].severity]++
   const failedSite = new Map(siteLevel.map((f) => [f.check, f]))
@@ -165,7 +134,7 @@ export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: 
     optimization_focus: focus,
     scope: { prefixes: site.scope.prefixes, how: site.scope.reason },
     summary: {
-      urls_crawled: pages.filter((p) => p.rec.kind !== 'blocked').length,
+      urls_crawled: pages.filter((p) => p.kind !== 'blocked').length,
       html_pages: count('html'),
       error_pages: count('error'),
       redirects: count('redirect'),
@@ -173,8 +142,8 @@ export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: 
       blocked_by_robots: count('blocked'),
       not_crawled_page_cap: opts.notCrawled,
       max_pages: opts.maxPages,
-      thin_content_words: thinWords,
-      average_response_ms: mean(pages.filter((p) => p.rec.kind !== 'blocked').map((p) => p.rec.fetchMs)),
+      thin_content_words: opts.thinContentWords ?? THIN_CONTENT_WORDS,
+      average_response_ms: mean(pages.filter((p) => p.kind !== 'blocked').map((p) => p.fetchMs)),
       issues,
     },
     scores: { ...scores, formula: SCORE_FORMULA },
@@ -185,8 +154,8 @@ export function buildAudit(opts: { site: SiteInfo; pages: CrawledPage[]; focus: 
     }),
     action_plan: buildPlan(findings, siteLevel, scored.length, focus),
     priority_formula: PRIORITY_FORMULA,
-    keyword_cannibalization: findCannibalization(primary),
-    content_gaps: findGaps(primary, pages),
+    keyword_cannibalization: findCannibalization(analysis.keyphrasePages),
+    content_gaps: analysis.gaps.result(analysis.keyphrasePages),
     inventory,
     robots_txt: {
       url: site.robots.url,

@@ -1,5 +1,4 @@
 import { phrasesOf, slugWords, terms } from '../lib/text'
-import type { CrawledPage } from './site-checks'
 
 /** A group of pages that target the same primary keyphrase. */
 export interface CannibalizationGroup {
@@ -15,6 +14,14 @@ export interface CannibalizationGroup {
     evidence: { in_title: boolean; in_h1: boolean; in_url: boolean; body_mentions: number }
   }[]
   recommendation: string
+}
+
+/** What keyphrase targeting reads of an indexable page: its first title, its first H1 and its body's phrase counts. */
+export interface KeyphrasePage {
+  url: string
+  title: string
+  h1: string
+  phraseCounts: [string, number][]
 }
 
 const FIELD_WEIGHTS = { title: 3, h1: 2.5, url: 2, body: 1.5 }
@@ -34,20 +41,19 @@ interface Target {
  * not start or end it, and is never dropped from it, so no phrase joins words the page never puts
  * side by side.
  */
-export function targetedPhrases(pages: CrawledPage[]): Map<string, Map<string, Target>> {
+export function targetedPhrases(pages: KeyphrasePage[]): Map<string, Map<string, Target>> {
   const titleTermDf = new Map<string, number>()
-  for (const p of pages) for (const t of new Set(terms(p.rec.html?.titles[0] ?? ''))) titleTermDf.set(t, (titleTermDf.get(t) ?? 0) + 1)
+  for (const p of pages) for (const t of new Set(terms(p.title))) titleTermDf.set(t, (titleTermDf.get(t) ?? 0) + 1)
   const brand = new Set([...titleTermDf.entries()].filter(([, n]) => pages.length >= 4 && n > pages.length * 0.5).map(([t]) => t))
   const out = new Map<string, Map<string, Target>>()
   for (const p of pages) {
-    const h = p.rec.html!
-    const fields = [h.titles[0] ?? '', h.headings.find((x) => x.level === 1)?.text ?? '', slugWords(p.url)]
+    const fields = [p.title, p.h1, slugWords(p.url)]
     const [title, h1, url] = fields.map((f) => phrasesOf(f, brand))
     // Phrases read across stopwords ("choose a sleeping bag" -> "choose sleeping bag"): never
     // reported, only there to show that a page targets a narrower intent than a phrase inside it.
     const [looseTitle, looseH1, looseUrl] = fields.map((f) => phrasesOf(f, brand, true))
-    const body = new Map(h.phraseCounts)
-    const maxBody = Math.max(1, ...h.phraseCounts.map(([, n]) => n))
+    const body = new Map(p.phraseCounts)
+    const maxBody = Math.max(1, ...p.phraseCounts.map(([, n]) => n))
     const targets = new Map<string, Target>()
     for (const phrase of new Set([...looseTitle.keys(), ...looseH1.keys(), ...looseUrl.keys()])) {
       if (title.has(phrase) || h1.has(phrase) || url.has(phrase)) continue
@@ -79,7 +85,7 @@ export function targetedPhrases(pages: CrawledPage[]): Map<string, Map<string, T
  * pole") targets that narrower intent instead; a phrase whose pages all sit in a kept group is
  * folded into it.
  */
-export function findCannibalization(pages: CrawledPage[]): CannibalizationGroup[] {
+export function findCannibalization(pages: KeyphrasePage[]): CannibalizationGroup[] {
   const targeted = targetedPhrases(pages)
   const byPhrase = new Map<string, { url: string; t: Target }[]>()
   const places = (t: Target) => Number(t.evidence.in_title) + Number(t.evidence.in_h1) + Number(t.evidence.in_url)
@@ -108,13 +114,13 @@ export function findCannibalization(pages: CrawledPage[]): CannibalizationGroup[
     .map(({ list }) => {
       const sorted = [...list].sort((a, b) => b.t.score - a.t.score || a.url.localeCompare(b.url))
       const keyphrase = sorted[0].t.surface
-      const h = (url: string) => byUrl.get(url)!.rec.html!
+      const page = (url: string) => byUrl.get(url)!
       return {
         keyphrase,
         pages: sorted.map(({ url, t }) => ({
           url,
-          title: h(url).titles[0] ?? '',
-          h1: h(url).headings.find((x) => x.level === 1)?.text ?? '',
+          title: page(url).title,
+          h1: page(url).h1,
           phrase_on_page: t.surface,
           score: t.score,
           evidence: t.evidence,

@@ -1,6 +1,7 @@
+import { decodeUriPart, terms } from '../lib/text'
+import type { HtmlFacts, PageLink } from '../providers/web/html-facts'
 import { pageQuestions } from './questions'
-import type { CrawledPage } from './site-checks'
-import { terms } from '../lib/text'
+import type { CrawledUrl } from './site-checks'
 
 /** A gap analysis written by a model from the crawl's own evidence, marked as such. */
 export interface ModelGapAnalysis {
@@ -38,77 +39,103 @@ function sectionOf(url: string): string {
   return seg.length > 1 ? `/${seg[0]}/` : '/'
 }
 
-/** Computes the deterministic content gaps of a crawl (indexable pages `primary`, all crawled `all`). */
-export function findGaps(primary: CrawledPage[], all: CrawledPage[]): ContentGaps {
-  const targeted = new Set<string>()
-  for (const p of primary) {
-    const h = p.rec.html!
-    const fields = [h.titles[0] ?? '', h.headings.find((x) => x.level === 1)?.text ?? '', decodeURIComponent(new URL(p.url).pathname).replace(/[-_/.]+/g, ' ')]
-    for (const field of fields) {
-      const list = terms(field)
-      for (let i = 0; i < list.length; i++) {
-        targeted.add(list[i])
-        if (i + 1 < list.length) targeted.add(`${list[i]} ${list[i + 1]}`)
+/** A URL's path as words; a path that is not valid percent-encoding ("/%ZZ") is read as written. */
+function pathWords(url: string): string {
+  const path = new URL(url).pathname
+  return (decodeUriPart(path) ?? path).replace(/[-_/.]+/g, ' ')
+}
+
+/** What the gaps need kept of an indexable page until the whole crawl is read. */
+export interface GapPage {
+  url: string
+  title: string
+  h1: string
+}
+
+const UNANSWERED_LISTED = 50
+const ANCHOR_TEXTS_LISTED = 5
+
+/**
+ * The content gaps of a crawl, tallied one page at a time in crawl order: what a page adds is kept
+ * as counts and first examples, never its facts, so the tally stays small whatever the pages hold.
+ */
+export class GapTally {
+  /** Two-word terms said at least twice on an indexable page, with those pages. */
+  private readonly df = new Map<string, string[]>()
+  private readonly sections = new Map<string, { pages: number; words: number }>()
+  private readonly missing = new Map<string, { status: number; texts: string[]; from: number; lastFrom: string }>()
+  private readonly unanswered: ContentGaps['unanswered_questions'] = []
+
+  /** An indexable page (isPrimary). */
+  addPrimary(url: string, h: Pick<HtmlFacts, 'terms' | 'wordCount' | 'headings' | 'lang'>): void {
+    for (const [term, count] of h.terms) {
+      if (count < 2 || !term.includes(' ')) continue
+      const urls = this.df.get(term)
+      if (urls) urls.push(url)
+      else this.df.set(term, [url])
+    }
+    const s = sectionOf(url)
+    if (s !== '/') {
+      const t = this.sections.get(s) ?? { pages: 0, words: 0 }
+      t.pages++
+      t.words += h.wordCount
+      this.sections.set(s, t)
+    }
+    if (this.unanswered.length < UNANSWERED_LISTED) {
+      for (const q of pageQuestions(h)) if (!q.answered && this.unanswered.length < UNANSWERED_LISTED) this.unanswered.push({ question: q.text, url })
+    }
+  }
+
+  /** Any crawled page's links: the ones to crawled URLs that answered 4xx/5xx are missing pages. */
+  addLinks(from: string, links: PageLink[], byUrl: Map<string, CrawledUrl>): void {
+    for (const l of links) {
+      const t = byUrl.get(l.url)
+      if (!t || t.kind !== 'error' || !t.status || t.status < 400) continue
+      let m = this.missing.get(t.url)
+      if (!m) this.missing.set(t.url, (m = { status: t.status, texts: [], from: 0, lastFrom: '' }))
+      if (l.text && m.texts.length < ANCHOR_TEXTS_LISTED && !m.texts.includes(l.text)) m.texts.push(l.text)
+      if (m.lastFrom !== from) {
+        m.from++
+        m.lastFrom = from
       }
     }
   }
-  const df = new Map<string, string[]>()
-  for (const p of primary) {
-    for (const [term, count] of p.rec.html!.terms) {
-      if (count < 2 || !term.includes(' ')) continue
-      if (!df.has(term)) df.set(term, [])
-      df.get(term)!.push(p.url)
+
+  /** The gaps, given every indexable page's title and H1 in crawl order. */
+  result(primary: GapPage[]): ContentGaps {
+    const minDf = Math.max(3, Math.ceil(primary.length * 0.1))
+    const common = [...this.df.entries()].filter(([, urls]) => urls.length >= minDf && urls.length < primary.length * 0.9)
+    // A topic a page already targets (its title, H1 or URL says it) is no gap. Only the common
+    // terms are looked for, so nothing grows with the pages' texts.
+    const wanted = new Set(common.map(([term]) => term))
+    const targeted = new Set<string>()
+    for (const p of primary) {
+      for (const field of [p.title, p.h1, pathWords(p.url)]) {
+        const list = terms(field)
+        for (let i = 0; i + 1 < list.length; i++) {
+          const bigram = `${list[i]} ${list[i + 1]}`
+          if (wanted.has(bigram)) targeted.add(bigram)
+        }
+      }
     }
-  }
-  const minDf = Math.max(3, Math.ceil(primary.length * 0.1))
-  const candidates = [...df.entries()]
-    .filter(([term, urls]) => urls.length >= minDf && urls.length < primary.length * 0.9 && !targeted.has(term))
-    .sort((a, b) => b[1].length - a[1].length || b[0].split(' ').length - a[0].split(' ').length || a[0].localeCompare(b[0]))
-  const uncovered: ContentGaps['uncovered_topics'] = []
-  for (const [topic, urls] of candidates) {
-    uncovered.push({ topic, mentioned_on: urls.length, example_pages: urls.slice(0, 5) })
-    if (uncovered.length >= 15) break
-  }
+    const candidates = common.filter(([term]) => !targeted.has(term)).sort((a, b) => b[1].length - a[1].length || b[0].split(' ').length - a[0].split(' ').length || a[0].localeCompare(b[0]))
+    const uncovered: ContentGaps['uncovered_topics'] = candidates.slice(0, 15).map(([topic, urls]) => ({ topic, mentioned_on: urls.length, example_pages: urls.slice(0, 5) }))
 
-  const sections = new Map<string, CrawledPage[]>()
-  for (const p of primary) {
-    const s = sectionOf(p.url)
-    if (s === '/') continue
-    if (!sections.has(s)) sections.set(s, [])
-    sections.get(s)!.push(p)
-  }
-  const thin: ContentGaps['thin_sections'] = []
-  for (const [section, pages] of [...sections.entries()].sort()) {
-    const avg = Math.round(pages.reduce((s, p) => s + p.rec.html!.wordCount, 0) / pages.length)
-    if (pages.length <= 2 || avg < 300) {
-      thin.push({ section, pages: pages.length, average_words: avg, reason: pages.length <= 2 ? `only ${pages.length} page(s) in the section` : `pages average ${avg} words` })
+    const thin: ContentGaps['thin_sections'] = []
+    for (const [section, t] of [...this.sections.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      const avg = Math.round(t.words / t.pages)
+      if (t.pages <= 2 || avg < 300) thin.push({ section, pages: t.pages, average_words: avg, reason: t.pages <= 2 ? `only ${t.pages} page(s) in the section` : `pages average ${avg} words` })
     }
-  }
 
-  const missing = new Map<string, { status: number | null; texts: Set<string>; from: Set<string> }>()
-  const byUrl = new Map(all.map((p) => [p.url, p]))
-  for (const p of all) {
-    for (const l of p.rec.html?.links ?? []) {
-      const t = byUrl.get(l.url)
-      if (!t || t.rec.kind !== 'error' || !t.rec.status || t.rec.status < 400) continue
-      if (!missing.has(l.url)) missing.set(l.url, { status: t.rec.status, texts: new Set(), from: new Set() })
-      const m = missing.get(l.url)!
-      if (l.text) m.texts.add(l.text)
-      m.from.add(p.url)
+    return {
+      method: GAP_METHOD,
+      uncovered_topics: uncovered,
+      thin_sections: thin,
+      missing_pages: [...this.missing.entries()]
+        .map(([url, m]) => ({ url, status: m.status, anchor_texts: m.texts, linked_from: m.from }))
+        .sort((a, b) => b.linked_from - a.linked_from || a.url.localeCompare(b.url)),
+      unanswered_questions: this.unanswered,
+      model_analysis: null,
     }
-  }
-
-  const unanswered: ContentGaps['unanswered_questions'] = []
-  for (const p of primary) for (const q of pageQuestions(p.rec.html!)) if (!q.answered && unanswered.length < 50) unanswered.push({ question: q.text, url: p.url })
-
-  return {
-    method: GAP_METHOD,
-    uncovered_topics: uncovered,
-    thin_sections: thin,
-    missing_pages: [...missing.entries()]
-      .map(([url, m]) => ({ url, status: m.status, anchor_texts: [...m.texts].slice(0, 5), linked_from: m.from.size }))
-      .sort((a, b) => b.linked_from - a.linked_from || a.url.localeCompare(b.url)),
-    unanswered_questions: unanswered,
-    model_analysis: null,
   }
 }

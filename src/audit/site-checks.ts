@@ -1,8 +1,8 @@
+import type { CrawlKind } from '../db/crawl'
 import type { PageRecord } from '../crawler/fetch-page'
 import type { SiteInfo } from '../crawler/site'
-import { descriptionKey, titleKey } from '../providers/web/html'
+import type { PageLink } from '../providers/web/html-facts'
 import { AI_CRAWLERS } from '../providers/web/robots'
-import { squash } from '../lib/text'
 import type { Finding } from './checks'
 import { canonicalCheck, indexBlockers } from './page-checks'
 
@@ -14,6 +14,34 @@ export interface CrawledPage {
   rec: PageRecord
 }
 
+/**
+ * What the audit knows of every finished URL before it reads any page's facts: enough to follow
+ * redirects and to tell which link targets were crawled and how they answered.
+ */
+export interface CrawledUrl {
+  url: string
+  kind: CrawlKind
+  status: number | null
+  /** Redirect target (redirects only). */
+  location: string | null
+  /** Why the URL was not read (errors and robots-blocked URLs). */
+  error: string | null
+}
+
+export const crawledUrl = (p: CrawledPage): CrawledUrl => ({ url: p.url, kind: p.rec.kind, status: p.rec.status ?? null, location: p.rec.location ?? null, error: p.rec.error ?? null })
+
+/**
+ * Pages a site-wide finding's details list at most (its message counts them all): a title shared
+ * by hundreds of pages, or a redirect linked from them, would otherwise hold every URL.
+ */
+export const DETAILS_LISTED = 20
+
+/** Pages a message names before saying how many more there are. */
+const NAMED = 3
+
+/** `urls` named in a message: the first few and how many more. */
+export const namedPages = (urls: string[], named = NAMED) => `${urls.slice(0, named).join(', ')}${urls.length > named ? ` and ${urls.length - named} more` : ''}`
+
 /** Whether a page is an indexable, self-canonical HTML page (the ones duplicates and keyphrases are judged on). */
 export function isPrimary(p: CrawledPage, now: number): boolean {
   if (p.rec.kind !== 'html' || !p.rec.html) return false
@@ -22,13 +50,13 @@ export function isPrimary(p: CrawledPage, now: number): boolean {
   return !c.target || c.target === p.url
 }
 
-/** Follows redirect records from `url`; returns the hops and whether it loops. */
-export function redirectPath(url: string, byUrl: Map<string, CrawledPage>): { hops: string[]; loop: boolean; final: CrawledPage | null } {
+/** Follows redirects from `url`; returns the hops and whether it loops. */
+export function redirectPath(url: string, byUrl: Map<string, CrawledUrl>): { hops: string[]; loop: boolean; final: CrawledUrl | null } {
   const hops: string[] = []
   const seen = new Set<string>([url])
   let current = byUrl.get(url) ?? null
-  while (current && current.rec.kind === 'redirect' && current.rec.location) {
-    const next = current.rec.location
+  while (current && current.kind === 'redirect' && current.location) {
+    const next = current.location
     hops.push(next)
     if (seen.has(next)) return { hops, loop: true, final: null }
     seen.add(next)
@@ -39,113 +67,64 @@ export function redirectPath(url: string, byUrl: Map<string, CrawledPage>): { ho
 }
 
 /**
- * Checks that need the whole crawl, added per page: duplicate titles and descriptions, broken and
- * redirected internal links, redirect chains and orphan pages.
+ * What one page's links say: its links to crawled URLs that answer an error (directly or at the end
+ * of their redirects) and to crawled redirects, and the crawled URLs they reach (link targets and,
+ * for redirects, where they end).
  */
-export function crossPageFindings(pages: CrawledPage[], site: SiteInfo, now: number, home: Set<string>): Map<string, Finding[]> {
-  const out = new Map<string, Finding[]>()
-  const add = (url: string, f: Finding) => {
-    if (!out.has(url)) out.set(url, [])
-    out.get(url)!.push(f)
-  }
-  const byUrl = new Map(pages.map((p) => [p.url, p]))
-  const primary = pages.filter((p) => isPrimary(p, now))
-
-  const groupBy = (key: (p: CrawledPage) => string | null) => {
-    const groups = new Map<string, string[]>()
-    for (const p of primary) {
-      const k = key(p)
-      if (!k) continue
-      if (!groups.has(k)) groups.set(k, [])
-      groups.get(k)!.push(p.url)
-    }
-    return [...groups.entries()].filter(([, urls]) => urls.length > 1)
-  }
-  // Grouped case- and space-insensitively, by the whole text (the facts may keep a prefix of a long
-  // one); quoted as the first page writes it.
-  const titleOf = (url: string) => squash(byUrl.get(url)!.rec.html!.titles[0] ?? '')
-  const descriptionOf = (url: string) => squash(byUrl.get(url)!.rec.html!.metaDescriptions[0] ?? '')
-  for (const [, urls] of groupBy((p) => titleKey(p.rec.html!) || null)) {
-    const title = titleOf(urls[0])
-    for (const url of urls) add(url, { check: 'duplicate-title', message: `Title "${title}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { title, pages: urls } })
-  }
-  for (const [, urls] of groupBy((p) => descriptionKey(p.rec.html!) || null)) {
-    const description = descriptionOf(urls[0])
-    for (const url of urls)
-      add(url, { check: 'duplicate-description', message: `Meta description "${description}" is shared by ${urls.length} pages: ${urls.join(', ')}`, details: { description, pages: urls } })
-  }
-
-  const linkedTo = new Set<string>()
-  const linkedFrom = new Map<string, string[]>()
-  for (const p of pages) {
-    for (const l of p.rec.html?.links ?? []) {
-      if (!linkedFrom.has(l.url)) linkedFrom.set(l.url, [])
-      linkedFrom.get(l.url)!.push(p.url)
+export function linkFindings(links: PageLink[], byUrl: Map<string, CrawledUrl>): { findings: Finding[]; reached: string[] } {
+  const broken: { url: string; text: string; status: number | null }[] = []
+  const redirected: string[] = []
+  const reached: string[] = []
+  for (const l of links) {
+    const target = byUrl.get(l.url)
+    if (!target) continue
+    reached.push(target.url)
+    if (target.kind === 'error') broken.push({ url: l.url, text: l.text, status: target.status })
+    else if (target.kind === 'redirect') {
+      const path = redirectPath(l.url, byUrl)
+      if (path.final) reached.push(path.final.url)
+      if (path.final?.kind === 'error') broken.push({ url: l.url, text: l.text, status: path.final.status })
+      else redirected.push(l.url)
     }
   }
-  for (const p of pages) {
-    const links = p.rec.html?.links ?? []
-    const broken: { url: string; text: string; status: number | null }[] = []
-    const redirected: string[] = []
-    for (const l of links) {
-      linkedTo.add(l.url)
-      const target = byUrl.get(l.url)
-      if (!target) continue
-      if (target.rec.kind === 'error') broken.push({ url: l.url, text: l.text, status: target.rec.status })
-      else if (target.rec.kind === 'redirect') {
-        const path = redirectPath(l.url, byUrl)
-        linkedTo.add(path.final?.url ?? l.url)
-        if (path.final?.rec.kind === 'error') broken.push({ url: l.url, text: l.text, status: path.final.rec.status })
-        else redirected.push(l.url)
-      }
-    }
-    if (broken.length)
-      add(p.url, {
-        check: 'broken-links',
-        message: `${broken.length} link(s) to missing pages: ${broken
-          .slice(0, 3)
-          .map((b) => `${b.url} (${b.status ?? 'unreachable'})`)
-          .join(', ')}`,
-        details: broken,
-      })
-    if (redirected.length) {
-      add(p.url, {
-        check: 'redirected-links',
-        message: `${redirected.length} link(s) to redirecting URLs: ${redirected
-          .slice(0, 3)
-          .map((u) => `${u} → ${redirectPath(u, byUrl).hops.at(-1)}`)
-          .join(', ')}`,
-        details: redirected,
-      })
-    }
-  }
+  const findings: Finding[] = []
+  if (broken.length)
+    findings.push({
+      check: 'broken-links',
+      message: `${broken.length} link(s) to missing pages: ${broken
+        .slice(0, 3)
+        .map((b) => `${b.url} (${b.status ?? 'unreachable'})`)
+        .join(', ')}`,
+      details: broken,
+    })
+  if (redirected.length)
+    findings.push({
+      check: 'redirected-links',
+      message: `${redirected.length} link(s) to redirecting URLs: ${redirected
+        .slice(0, 3)
+        .map((u) => `${u} → ${redirectPath(u, byUrl).hops.at(-1)}`)
+        .join(', ')}`,
+      details: redirected,
+    })
+  return { findings, reached }
+}
 
-  for (const p of pages) {
-    if (p.rec.kind !== 'redirect') continue
-    const path = redirectPath(p.url, byUrl)
-    if (!path.loop && path.hops.length < 2) continue
-    const from = linkedFrom.get(p.url) ?? []
-    const via = from.length
-      ? `linked from ${from.slice(0, 3).join(', ')}${from.length > 3 ? ` and ${from.length - 3} more` : ''}`
-      : `found through the ${p.source === 'sitemap' ? 'sitemap' : p.source}`
-    const hops = [p.url, ...path.hops]
-    const details = { linked_from: from, hops, target: path.loop ? null : (path.final?.url ?? path.hops.at(-1) ?? null), loop: path.loop }
-    if (path.loop) add(p.url, { check: 'redirect-chain', message: `Redirect loop (${via}): ${hops.join(' → ')}`, details })
-    else add(p.url, { check: 'redirect-chain', message: `${path.hops.length} redirect hops to ${details.target} (${via}): ${hops.join(' → ')}`, details })
-  }
-
-  for (const p of primary) {
-    if (home.has(p.url) || p.url === site.startUrl) continue
-    if (!linkedTo.has(p.url)) add(p.url, { check: 'orphan-page', message: 'No crawled page links here (found through the sitemap or a redirect)' })
-  }
-  return out
+/** A crawled redirect's chain or loop, if it has one (`from`: the crawled pages linking to it, in crawl order). */
+export function redirectChainFinding(url: string, source: string, from: string[], byUrl: Map<string, CrawledUrl>): Finding | null {
+  const path = redirectPath(url, byUrl)
+  if (!path.loop && path.hops.length < 2) return null
+  const via = from.length ? `linked from ${namedPages(from)}` : `found through the ${source === 'sitemap' ? 'sitemap' : source}`
+  const hops = [url, ...path.hops]
+  const details = { linked_from: from.slice(0, DETAILS_LISTED), hops, target: path.loop ? null : (path.final?.url ?? path.hops.at(-1) ?? null), loop: path.loop }
+  if (path.loop) return { check: 'redirect-chain', message: `Redirect loop (${via}): ${hops.join(' → ')}`, details }
+  return { check: 'redirect-chain', message: `${path.hops.length} redirect hops to ${details.target} (${via}): ${hops.join(' → ')}`, details }
 }
 
 /**
  * Site-level checks: robots.txt validity, sitemaps (the files, and the URLs they list that answer
  * 4xx/5xx), llms.txt and AI crawler access.
  */
-export function siteFindings(site: SiteInfo, pages: CrawledPage[] = []): Finding[] {
+export function siteFindings(site: SiteInfo, urls: CrawledUrl[] = []): Finding[] {
   const f: Finding[] = []
   const r = site.robots
   if (r.status !== null && r.status >= 500) f.push({ check: 'robots-txt', message: `robots.txt answered HTTP ${r.status}` })
@@ -159,9 +138,9 @@ export function siteFindings(site: SiteInfo, pages: CrawledPage[] = []): Finding
       details: r.errors,
     })
   const listed = new Set(site.sitemaps.listed ?? [])
-  const failing = pages
-    .filter((p) => listed.has(p.url) && p.rec.kind === 'error' && p.rec.status !== null && p.rec.status >= 400)
-    .map((p) => ({ url: p.url, status: p.rec.status! }))
+  const failing = urls
+    .filter((p) => listed.has(p.url) && p.kind === 'error' && p.status !== null && p.status >= 400)
+    .map((p) => ({ url: p.url, status: p.status! }))
     .sort((a, b) => a.url.localeCompare(b.url))
   if (site.sitemaps.fetched.length === 0) f.push({ check: 'sitemap', message: 'No XML sitemap found (robots.txt Sitemap: lines or /sitemap.xml)', details: { files: site.sitemaps.errors } })
   else if (site.sitemaps.errors.length || failing.length) {

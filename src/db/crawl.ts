@@ -121,6 +121,30 @@ export async function donePages(db: D1Database, runId: string, afterUrl: string,
   return results
 }
 
+/** A finished URL as the audit first reads it: no page facts, only where a redirect leads and why a URL was not read. */
+export interface DoneUrl {
+  url: string
+  kind: CrawlKind
+  status: number | null
+  location: string | null
+  error: string | null
+}
+
+/** Finished URLs without their facts, a page at a time (ordered by url for stable paging). */
+export async function doneUrls(db: D1Database, runId: string, afterUrl: string, limit: number): Promise<DoneUrl[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT url, kind, status,
+              CASE WHEN kind = 'redirect' THEN facts ->> '$.location' END AS location,
+              CASE WHEN kind IN ('error', 'blocked') THEN facts ->> '$.error' END AS error
+         FROM crawl_pages
+        WHERE run_id = ? AND state = 'done' AND url > ? ORDER BY url LIMIT ?`,
+    )
+    .bind(runId, afterUrl, limit)
+    .all<DoneUrl>()
+  return results
+}
+
 /** Drops a run's frontier once its audit is stored. */
 export async function deleteCrawl(db: D1Database, runId: string): Promise<void> {
   await db.prepare('DELETE FROM crawl_pages WHERE run_id = ?').bind(runId).run()

@@ -131,6 +131,15 @@ export function topEntries(counts: Map<string, number>, n: number): [string, num
 }
 
 /** The last path segment of a URL as words ("/blog/trail-running-shoes" -> "trail running shoes"). */
+/** A percent-encoded URL part decoded; null when it is not valid percent-encoding of UTF-8 ("%ZZ", "%E0"). */
+export function decodeUriPart(text: string): string | null {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return null
+  }
+}
+
 export function slugWords(url: string): string {
   let path: string
   try {
@@ -139,12 +148,8 @@ export function slugWords(url: string): string {
     return ''
   }
   const segments = path.split('/').filter(Boolean)
-  let last = segments[segments.length - 1] ?? ''
-  try {
-    last = decodeURIComponent(last)
-  } catch {
-    // keep the raw segment
-  }
+  const raw = segments[segments.length - 1] ?? ''
+  const last = decodeUriPart(raw) ?? raw
   return last.replace(/\.[a-z0-9]+$/i, '').replace(/[-_.]+/g, ' ')
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { keyphrasePage } from '../../src/audit/analyze'
 import { findCannibalization } from '../../src/audit/cannibalization'
 import type { CrawledPage } from '../../src/audit/site-checks'
 import { countPhrases, phrasesOf, termPairs, words } from '../../src/lib/text'
@@ -87,7 +88,7 @@ describe('keyphrases come from the page', () => {
       page('https://brightdesk.test/pricing', 'Desk Pricing | BrightDesk', 'Pricing', 'Plans and prices for every desk size.'),
       page('https://brightdesk.test/about', 'About the Desk team | BrightDesk', 'About us', 'Who builds the desk.'),
     ]
-    const groups = findCannibalization(pages)
+    const groups = findCannibalization(pages.map((p) => keyphrasePage(p.url, p.rec.html!)))
     expect(groups.map((g) => ({ keyphrase: g.keyphrase, pages: g.pages.map((p) => p.url).sort() }))).toEqual([
       { keyphrase: 'help desk software', pages: ['https://brightdesk.test/blog/best-help-desk-software', 'https://brightdesk.test/help-desk-software'] },
     ])
@@ -117,7 +118,7 @@ describe('keyphrases come from the page', () => {
           return [title, h1Same ? title : [post, useShared ? shared : '', pre].filter(Boolean).join(' ') || 'home', body] as const
         })
         const pages = specs.map(([title, h1, body], i) => page(`https://brightdesk.test/p${i}/${title.replace(/ /g, '-')}`, title, h1, `${body}. ${title}. ${h1}.`))
-        for (const g of findCannibalization(pages)) {
+        for (const g of findCannibalization(pages.map((p) => keyphrasePage(p.url, p.rec.html!)))) {
           for (const p of g.pages) {
             const src = pages.find((x) => x.url === p.url)!
             const h = src.rec.html!

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { pageFindings } from '../../src/audit/page-checks'
-import { crossPageFindings, type CrawledPage } from '../../src/audit/site-checks'
+import { CrawlAnalysis } from '../../src/audit/analyze'
+import { pageFindings, THIN_CONTENT_WORDS } from '../../src/audit/page-checks'
+import { crawledUrl, type CrawledPage } from '../../src/audit/site-checks'
 import { fetchPage, PAGE_FACTS_MAX_BYTES, type PageRecord } from '../../src/crawler/fetch-page'
 import { crawlable, normalizeUrl } from '../../src/crawler/scope'
 import type { SiteInfo } from '../../src/crawler/site'
@@ -296,7 +297,11 @@ describe('page facts of ordinary pages are exactly as before', () => {
 
 // ---------- the checks read the whole text's length and duplicates ----------
 
-const SITE = { startUrl: 'https://site.test/', robots: { url: '', status: 200, text: '', errors: [], blockedAiCrawlers: [], crawlDelaySeconds: null }, sitemaps: { listed: [] } } as unknown as SiteInfo
+const SITE = {
+  startUrl: 'https://site.test/',
+  robots: { url: '', status: 200, text: '', errors: [], blockedAiCrawlers: [], crawlDelaySeconds: null },
+  sitemaps: { listed: [], lastmod: {} },
+} as unknown as SiteInfo
 
 function crawled(url: string, html: string): CrawledPage {
   const rec = htmlRecord(url, html)
@@ -323,9 +328,11 @@ describe('length and duplicate checks answer as on the whole text', () => {
         const pages = specs.map(([t, d], i) =>
           crawled(`https://site.test/p${i}`, `<html lang="en"><head><title>${t}</title><meta name="description" content="${d}"></head><body><h1>P</h1></body></html>`),
         )
-        const cross = crossPageFindings(pages, SITE, Date.now(), new Set())
+        const analysis = new CrawlAnalysis(SITE, pages.map(crawledUrl), { now: Date.now(), thinWords: THIN_CONTENT_WORDS })
+        for (const p of pages) analysis.add(p)
+        const all = analysis.findings()
         specs.forEach(([t, d], i) => {
-          const found = [...pageFindings(pages[i].rec, { now: Date.now(), home: false }), ...(cross.get(pages[i].url) ?? [])]
+          const found = all.get(pages[i].url) ?? []
           const message = (check: string) => found.find((f) => f.check === check)?.message ?? null
           // The rules as they read the whole texts before the facts were limited.
           const tl = squash(t).length

@@ -50,7 +50,11 @@ export const SITE: Record<string, string> = {
     '<h2>Jane Roe</h2><p>CEO</p><a href="https://www.linkedin.com/in/janeroe">LinkedIn</a><h2>Max Mustermann</h2><a href="https://www.linkedin.com/in/maxm">Max Mustermann</a>',
   ),
   '/careers': page('Careers', '', '<h1>Join us</h1><p>See our <a href="https://boards.greenhouse.io/acmerobotics">open roles</a>.</p>'),
-  '/contact': page('Contact', '', '<h1>Contact</h1><p><a href="mailto:hello@acmerobotics.example">Email us</a> or call <a href="tel:+1-415-555-0199">+1 415 555 0199</a></p>'),
+  '/contact': page(
+    'Contact',
+    '',
+    '<h1>Contact</h1><p><a href="mailto:hello@acmerobotics.example">Email us</a> or call <a href="tel:+1-415-555-0199">+1 415 555 0199</a></p><p><a href="mailto:%ZZ">Broken link</a> <a href="tel:%E0">Broken number</a></p>',
+  ),
   '/pricing': page(
     'Pricing',
     ld({

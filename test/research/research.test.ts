@@ -45,7 +45,10 @@ describe('company_research_v2_run_full_research', () => {
     expect(jane).toMatchObject({ title: 'Chief Executive Officer', profile_urls: ['https://www.linkedin.com/in/janeroe'] })
     expect(sec.people.data.people.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['John Doe', 'Max Mustermann']))
 
+    // The contact page also links "mailto:%ZZ" and "tel:%E0", which are not valid percent-encoding: left out (before, they failed the section).
+    expect(sec.contact.status).toBe('ok')
     expect(sec.contact.data.emails.sort()).toEqual(['hello@acmerobotics.example', 'sales@acmerobotics.example'])
+    expect(sec.contact.data.phones).toContain('+1-415-555-0199')
     expect(sec.contact.data.addresses).toEqual(['1 Market St, San Francisco, CA, 94105, US'])
     expect(sec.contact.data.contact_page).toBe(`https://${DOMAIN}/contact`)
 

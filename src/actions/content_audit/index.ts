@@ -1,26 +1,43 @@
-import { buildAudit } from '../../audit/build'
+import type { CrawlAnalysis } from '../../audit/analyze'
+import { auditOf, startAnalysis } from '../../audit/build'
 import { modelGapAnalysis } from '../../audit/model-gaps'
-import { redirectPath, type CrawledPage } from '../../audit/site-checks'
+import { redirectPath, type CrawledUrl } from '../../audit/site-checks'
 import { crawlLimits, crawlSome, seedFrontier } from '../../crawler/crawl'
 import type { PageRecord } from '../../crawler/fetch-page'
 import { assertStartPageReachable, discoverSite } from '../../crawler/site'
-import { deleteCrawl, donePages, frontierCounts } from '../../db/crawl'
+import { deleteCrawl, donePages, doneUrls, frontierCounts } from '../../db/crawl'
 import { ProviderError } from '../../providers/errors'
 import { assertPublicDestination } from '../../providers/web/dns'
 import { ContinueLater } from '../../runtime/jobs'
 import { defineAction } from '../define'
 import { ContentAuditInput } from './schema'
 
-/** Crawled rows read a query: 100 records of at most PAGE_FACTS_MAX_BYTES (320 KiB) stay well within the 50 MB D1 answers a query with. */
-const DONE_PAGES_PER_READ = 100
+/**
+ * Crawled rows read a query: all the page facts the audit holds at once, 25 records of at most
+ * PAGE_FACTS_MAX_BYTES (320 KiB) each, 8 MB of JSON text.
+ */
+const DONE_PAGES_PER_READ = 25
+
+/** Finished URLs read a query without their facts (each URL and redirect target at most 8,192 characters). */
+const DONE_URLS_PER_READ = 1000
 
 /** Fails the run when the crawl could not read the start page (it answered before the run was queued, but sites fail). */
-function assertStartPageCrawled(startUrl: string, pages: CrawledPage[]): void {
-  const byUrl = new Map(pages.map((p) => [p.url, p]))
-  const final = redirectPath(startUrl, byUrl).final
-  if (!final || final.rec.kind !== 'error') return
-  const why = final.rec.status ? `answered HTTP ${final.rec.status}` : `could not be fetched (${final.rec.error ?? 'no answer'})`
+function assertStartPageCrawled(startUrl: string, urls: CrawledUrl[]): void {
+  const final = redirectPath(startUrl, new Map(urls.map((u) => [u.url, u]))).final
+  if (!final || final.kind !== 'error') return
+  const why = final.status ? `answered HTTP ${final.status}` : `could not be fetched (${final.error ?? 'no answer'})`
   throw new ProviderError('unprocessable', `The site could not be crawled: its start page ${final.url} ${why}, so no scores were computed.`, 'website_url')
+}
+
+/** Reads rows in url order through `read`, `perRead` at a time, handing each to `each`. */
+async function readAll<T extends { url: string }>(read: (after: string, limit: number) => Promise<T[]>, perRead: number, each: (row: T) => void): Promise<void> {
+  let after = ''
+  for (;;) {
+    const rows = await read(after, perRead)
+    for (const r of rows) each(r)
+    if (rows.length < perRead) return
+    after = rows[rows.length - 1].url
+  }
 }
 
 /**
@@ -59,25 +76,30 @@ export const contentAuditAction = defineAction({
       if (state === 'more') throw new ContinueLater()
       await ctx.progress({ phase: 'analyzing', max_pages: input.max_pages })
       const counts = await frontierCounts(ctx.db, ctx.runId)
-      const pages: CrawledPage[] = []
-      let after = ''
-      for (;;) {
-        const rows = await donePages(ctx.db, ctx.runId, after, DONE_PAGES_PER_READ)
-        for (const r of rows) pages.push({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord })
-        if (rows.length < DONE_PAGES_PER_READ) break
-        after = rows[rows.length - 1].url
-      }
-      assertStartPageCrawled(site.startUrl, pages)
-      return buildAudit({
+      const urls: CrawledUrl[] = []
+      await readAll(
+        (after, limit) => doneUrls(ctx.db, ctx.runId, after, limit),
+        DONE_URLS_PER_READ,
+        (u) => urls.push(u),
+      )
+      assertStartPageCrawled(site.startUrl, urls)
+      const opts = {
         site,
-        pages,
         focus: input.optimization_focus,
         auditScope: input.audit_scope,
         maxPages: input.max_pages,
         notCrawled: counts.pending,
         now: Date.now(),
         thinContentWords: input.thin_content_words,
-      })
+      }
+      // Each page's facts are read, analyzed and dropped (analyze.ts): only a read's worth is held at once.
+      const analysis: CrawlAnalysis = startAnalysis(opts, urls)
+      await readAll(
+        (after, limit) => donePages(ctx.db, ctx.runId, after, limit),
+        DONE_PAGES_PER_READ,
+        (r) => analysis.add({ url: r.url, depth: r.depth, source: r.source, rec: JSON.parse(r.facts) as PageRecord }),
+      )
+      return auditOf(analysis, opts)
     })
     const modelAnalysis = await ctx.step('model_gaps', () => modelGapAnalysis(ctx, audit.content_gaps, input.website_url, audit.inventory.map((p) => p.title ?? '').filter(Boolean)))
     await deleteCrawl(ctx.db, ctx.runId)

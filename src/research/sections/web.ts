@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { decodeUriPart } from '../../lib/text'
 import { getProfile, handleFromUrl } from '../../providers/atproto/profile'
 import { dateValue, entityValues, labelOf, latestQuantity, stringValues } from '../../providers/wikidata/transform'
 import { ldOfType, ORGANIZATION_TYPES, type PageFacts } from '../html'
@@ -299,8 +300,11 @@ export const contact: SectionProvider = {
     const phones = new Set<string>()
     for (const p of all)
       for (const l of p.links) {
-        if (l.href.startsWith('mailto:')) emails.add(decodeURIComponent(l.href.slice(7).split('?')[0]).toLowerCase())
-        if (l.href.startsWith('tel:')) phones.add(decodeURIComponent(l.href.slice(4)).trim())
+        // A link that is not valid percent-encoding names no address: left out.
+        const email = l.href.startsWith('mailto:') ? decodeUriPart(l.href.slice(7).split('?')[0]) : null
+        if (email) emails.add(email.toLowerCase())
+        const phone = l.href.startsWith('tel:') ? decodeUriPart(l.href.slice(4)) : null
+        if (phone) phones.add(phone.trim())
       }
     for (const c of points) if (c.email) emails.add(c.email.replace(/^mailto:/, '').toLowerCase())
     for (const o of orgs) {
