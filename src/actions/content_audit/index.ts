@@ -1,4 +1,3 @@
-import type { CrawlAnalysis } from '../../audit/analyze'
 import { auditOf, startAnalysis } from '../../audit/build'
 import { modelGapAnalysis } from '../../audit/model-gaps'
 import { redirectPath, type CrawledUrl } from '../../audit/site-checks'
@@ -93,7 +92,7 @@ export const contentAuditAction = defineAction({
         thinContentWords: input.thin_content_words,
       }
       // Each page's facts are read, analyzed and dropped (analyze.ts): only a read's worth is held at once.
-      const analysis: CrawlAnalysis = startAnalysis(opts, urls)
+      const analysis = startAnalysis(opts, urls)
       await readAll(
         (after, limit) => donePages(ctx.db, ctx.runId, after, limit),
         DONE_PAGES_PER_READ,
