@@ -7,12 +7,25 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { discoverSite, MAX_SITEMAP_FILES } from '../src/crawler/site'
 import { HubSpotCrm } from '../src/crm/hubspot'
 import { readPages } from '../src/providers/paging'
 import { HubSpotClient } from '../src/providers/hubspot/client'
 import { ASSOCIATION_PAGES, MAX_ASSOCIATED_IDS } from '../src/providers/hubspot/transform'
-import type { GuardedFetch } from '../src/providers/web/fetch'
+import { createGuardedFetch, type GuardedFetch } from '../src/providers/web/fetch'
+import { TEST_DNS, withFakeDns } from './fake-dns'
 import { json } from './helpers'
+
+/** The guarded client over `answer` (each request), its waits between retries skipped. */
+function guarded(answer: (req: Request) => Response | Promise<Response>, extra: { maxRetryAfterMs?: number; sleeps?: number[] } = {}): GuardedFetch {
+  return createGuardedFetch({
+    userAgent: 'test',
+    allowPrivate: false,
+    dns: TEST_DNS,
+    fetcher: withFakeDns(async (input, init) => answer(new Request(input, init))),
+    sleep: async (ms) => void extra.sleeps?.push(ms),
+  })
+}
 
 /** How a fake upstream pages a list: what each page holds and which cursor it names next. */
 const paging = fc.record({
@@ -91,6 +104,56 @@ describe('HubSpot associations of a lookup', () => {
         expect(new Set(ids).size).toBe(ids.length)
       }),
       { numRuns: 60, examples: [[{ size: 20_000, repeatItems: false, cursor: { kind: 'fresh' } }], [{ size: 0, repeatItems: false, cursor: { kind: 'same' } }]] },
+    )
+  })
+})
+
+describe('sitemap indexes', () => {
+  const ORIGIN = 'https://maps.example.org'
+  /** A site of sitemap files that never ends: every index lists `width` new files, itself, or the first one again. */
+  const world = fc.record({
+    /** `Sitemap:` lines in robots.txt; none: /sitemap.xml is tried. */
+    roots: fc.integer({ min: 0, max: 60 }),
+    width: fc.integer({ min: 0, max: 300 }),
+    listsItself: fc.boolean(),
+    listsFirst: fc.boolean(),
+    /** What file n answers: answers[n % length]. */
+    answers: fc.array(fc.constantFrom('index', 'urlset', '404', '500', 'not xml'), { minLength: 1, maxLength: 4 }),
+  })
+  type World = typeof world extends fc.Arbitrary<infer T> ? T : never
+
+  function serve(w: World, req: Request): Response {
+    const path = new URL(req.url).pathname
+    if (path === '/robots.txt') return new Response(['User-agent: *', 'Allow: /', ...Array.from({ length: w.roots }, (_, i) => `Sitemap: ${ORIGIN}/sm/${i}.xml`)].join('\n'))
+    if (path === '/') return new Response('<html><body><a href="/a">A</a></body></html>', { headers: { 'content-type': 'text/html' } })
+    const n = path === '/sitemap.xml' ? 0 : Number(/^\/sm\/(\d+)\.xml$/.exec(path)?.[1] ?? NaN)
+    if (!Number.isInteger(n)) return new Response('missing', { status: 404 })
+    const answer = w.answers[n % w.answers.length]
+    if (answer === '404' || answer === '500') return new Response('no', { status: Number(answer) })
+    if (answer === 'not xml') return new Response('<html>', { headers: { 'content-type': 'text/html' } })
+    if (answer === 'urlset') return new Response(`<urlset>${[1, 2, 3].map((i) => `<url><loc>${ORIGIN}/p${n}-${i}</loc></url>`).join('')}</urlset>`)
+    const children = Array.from({ length: w.width }, (_, i) => n * w.width + i + 1)
+    if (w.listsItself) children.push(n)
+    if (w.listsFirst) children.push(0)
+    return new Response(`<sitemapindex>${children.map((c) => `<sitemap><loc>${ORIGIN}/sm/${c}.xml</loc></sitemap>`).join('')}</sitemapindex>`)
+  }
+
+  it(`requests at most ${MAX_SITEMAP_FILES} sitemap files, answered or not, however many the indexes list`, async () => {
+    await fc.assert(
+      fc.asyncProperty(world, async (w) => {
+        const requests: string[] = []
+        const fetcher = guarded((req) => {
+          const path = new URL(req.url).pathname
+          if (path === '/sitemap.xml' || path.startsWith('/sm/')) requests.push(path)
+          return serve(w, req)
+        })
+        const site = await discoverSite(fetcher, ORIGIN, 'full_site', undefined, 100)
+        expect(new Set(requests).size).toBeLessThanOrEqual(MAX_SITEMAP_FILES)
+        // One retry for a 500.
+        expect(requests.length).toBeLessThanOrEqual(2 * MAX_SITEMAP_FILES)
+        expect(new Set([...site.sitemaps.fetched, ...site.sitemaps.errors.map((e) => e.url)]).size).toBeLessThanOrEqual(MAX_SITEMAP_FILES)
+      }),
+      { numRuns: 40, examples: [[{ roots: 60, width: 0, listsItself: false, listsFirst: false, answers: ['404'] }], [{ roots: 0, width: 300, listsItself: true, listsFirst: true, answers: ['index', '500'] }]] },
     )
   })
 })
