@@ -10,6 +10,11 @@ import { describe, expect, it } from 'vitest'
 import { discoverSite, MAX_SITEMAP_FILES } from '../src/crawler/site'
 import { HubSpotCrm } from '../src/crm/hubspot'
 import { readPages } from '../src/providers/paging'
+import { TICKERS_URL } from '../src/providers/edgar/client'
+import { UpstreamError } from '../src/providers/errors'
+import { financials, jobOpenings, MAX_JOB_BOARDS } from '../src/research/sections/external'
+import type { ResearchInputs } from '../src/research/types'
+import type { ActionContext } from '../src/runtime/context'
 import { HubSpotClient } from '../src/providers/hubspot/client'
 import { ASSOCIATION_PAGES, MAX_ASSOCIATED_IDS } from '../src/providers/hubspot/transform'
 import { createGuardedFetch, type GuardedFetch } from '../src/providers/web/fetch'
@@ -154,6 +159,91 @@ describe('sitemap indexes', () => {
         expect(new Set([...site.sitemaps.fetched, ...site.sitemaps.errors.map((e) => e.url)]).size).toBeLessThanOrEqual(MAX_SITEMAP_FILES)
       }),
       { numRuns: 40, examples: [[{ roots: 60, width: 0, listsItself: false, listsFirst: false, answers: ['404'] }], [{ roots: 0, width: 300, listsItself: true, listsFirst: true, answers: ['index', '500'] }]] },
+    )
+  })
+})
+
+/** The inputs of one research run over `fetch`, as the report builder makes them. */
+function researchInputs(domain: string, fetch: GuardedFetch): ResearchInputs {
+  const loads = new Map<string, Promise<unknown>>()
+  const ctx = { fetch, config: { contactEmail: 'ops@example.org' } } as unknown as ActionContext
+  return {
+    domain,
+    ctx,
+    results: {},
+    once<T>(key: string, load: () => Promise<T>): Promise<T> {
+      if (!loads.has(key)) loads.set(key, load())
+      return loads.get(key) as Promise<T>
+    },
+  }
+}
+
+describe('company research fan-out from upstream lists', () => {
+  const DOMAIN = 'boards.example.org'
+  const KINDS = ['greenhouse', 'lever', 'ashby'] as const
+  const boardLink = (kind: (typeof KINDS)[number], token: string) =>
+    kind === 'greenhouse' ? `https://boards.greenhouse.io/${token}` : kind === 'lever' ? `https://jobs.lever.co/${token}` : `https://jobs.ashbyhq.com/${token}`
+  const BOARD_HOSTS = ['boards-api.greenhouse.io', 'api.lever.co', 'api.ashbyhq.com']
+
+  it(`reads at most ${MAX_JOB_BOARDS} job boards however many the site links, and says how many it left`, async () => {
+    const links = fc.array(fc.tuple(fc.constantFrom(...KINDS), fc.stringMatching(/^[a-z0-9]{1,12}$/)), { maxLength: 400 })
+    await fc.assert(
+      fc.asyncProperty(links, fc.constantFrom(200, 404, 500), async (boards, status) => {
+        const requests: URL[] = []
+        const html = `<html><body>${boards.map(([k, t]) => `<a href="${boardLink(k, t)}">Jobs</a>`).join('')}</body></html>`
+        const fetch = guarded((req) => {
+          const url = new URL(req.url)
+          if (url.hostname === DOMAIN) return new Response(url.pathname === '/' ? html : 'none', { status: url.pathname === '/' ? 200 : 404, headers: { 'content-type': 'text/html' } })
+          requests.push(url)
+          if (status !== 200) return new Response('board trouble', { status })
+          const job = { title: 'Engineer', absolute_url: `https://${DOMAIN}/jobs/1`, updated_at: '2026-01-01', text: 'Engineer', hostedUrl: `https://${DOMAIN}/jobs/1`, jobUrl: `https://${DOMAIN}/jobs/1` }
+          return url.hostname === 'api.lever.co' ? json([job]) : json({ jobs: [job] })
+        })
+        const distinct = new Set(boards.map(([k, t]) => `${k}:${t}`)).size
+        const outcome = await jobOpenings.run(researchInputs(DOMAIN, fetch)).catch((err: unknown) => err)
+        for (const url of requests) expect(BOARD_HOSTS).toContain(url.hostname)
+        expect(new Set(requests.map(String)).size).toBe(Math.min(distinct, MAX_JOB_BOARDS))
+        if (outcome instanceof Error) {
+          expect(outcome).toBeInstanceOf(UpstreamError)
+          expect(status).toBe(500)
+        } else if (distinct > MAX_JOB_BOARDS) {
+          expect(outcome.note).toContain(`${distinct - MAX_JOB_BOARDS} more job boards are linked from the site`)
+        }
+      }),
+      { numRuns: 40, examples: [[Array.from({ length: 300 }, (_, i) => [KINDS[i % 3], `co${i}`] as [(typeof KINDS)[number], string]), 200]] },
+    )
+  })
+
+  it('fetches the SEC ticker file once however many tickers the Wikidata item lists', async () => {
+    const symbol = fc.stringMatching(/^[A-Z]{1,5}$/)
+    await fc.assert(
+      fc.asyncProperty(fc.array(symbol, { maxLength: 300 }), fc.option(fc.nat()), async (symbols, listedAt) => {
+        const listed = listedAt === null || symbols.length === 0 ? null : symbols[listedAt % symbols.length]
+        let tickerFiles = 0
+        const entity = {
+          id: 'Q1',
+          claims: {
+            P856: [{ mainsnak: { snaktype: 'value', datavalue: { type: 'string', value: `https://${DOMAIN}/` } }, rank: 'normal' }],
+            P414: symbols.map((t) => ({ mainsnak: { snaktype: 'value', datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } }, rank: 'normal', qualifiers: { P249: [{ datavalue: { type: 'string', value: t } }] } })),
+          },
+        }
+        const fetch = guarded((req) => {
+          const url = new URL(req.url)
+          if (url.hostname === 'query.wikidata.org') return json({ results: { bindings: [{ item: { type: 'uri', value: 'http://www.wikidata.org/entity/Q1' } }] } })
+          if (url.hostname === 'www.wikidata.org') return json({ entities: url.searchParams.get('ids') === 'Q1' ? { Q1: entity } : {} })
+          if (url.toString() === TICKERS_URL) {
+            tickerFiles++
+            return json({ 0: { cik_str: 320193, ticker: 'ZZZZZZ', title: 'Other' }, ...(listed ? { 1: { cik_str: 42, ticker: listed, title: 'Listed Inc.' } } : {}) })
+          }
+          if (url.hostname === 'data.sec.gov') return new Response('none', { status: 404 })
+          return new Response('unexpected', { status: 599 })
+        })
+        const outcome = await financials.run(researchInputs(DOMAIN, fetch))
+        expect(tickerFiles).toBe(symbols.length === 0 ? 0 : 1)
+        expect(outcome.status).toBe('unavailable')
+        expect(outcome.note).toContain(listed ? 'no XBRL company facts for CIK 0000000042' : 'is not matched to an SEC registrant')
+      }),
+      { numRuns: 40 },
     )
   })
 })
