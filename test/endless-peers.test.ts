@@ -5,11 +5,18 @@
  * the peer answers: cursors that repeat or change forever, empty pages that point on, redirect
  * cycles, waits of years, indexes that list themselves, pages linking to ever more pages.
  */
+import { env, SELF } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { crawlSome, seedFrontier } from '../src/crawler/crawl'
+import { frontierCounts } from '../src/db/crawl'
+import { insertRun } from '../src/db/runs'
+import { redirectPath, type CrawledUrl } from '../src/audit/site-checks'
 import { discoverSite, MAX_SITEMAP_FILES } from '../src/crawler/site'
 import { HubSpotCrm } from '../src/crm/hubspot'
 import { readPages } from '../src/providers/paging'
+import { fetchLinkCard } from '../src/providers/atproto/card'
+import { crawlSitePages } from '../src/seo/site-pages'
 import { TICKERS_URL } from '../src/providers/edgar/client'
 import { UpstreamError } from '../src/providers/errors'
 import { financials, jobOpenings, MAX_JOB_BOARDS } from '../src/research/sections/external'
@@ -19,7 +26,7 @@ import { HubSpotClient } from '../src/providers/hubspot/client'
 import { ASSOCIATION_PAGES, MAX_ASSOCIATED_IDS } from '../src/providers/hubspot/transform'
 import { createGuardedFetch, type GuardedFetch } from '../src/providers/web/fetch'
 import { TEST_DNS, withFakeDns } from './fake-dns'
-import { json } from './helpers'
+import { json, newCaller, request, runningRun } from './helpers'
 
 /** The guarded client over `answer` (each request), its waits between retries skipped. */
 function guarded(answer: (req: Request) => Response | Promise<Response>, extra: { maxRetryAfterMs?: number; sleeps?: number[] } = {}): GuardedFetch {
@@ -39,7 +46,11 @@ const paging = fc.record({
   /** Whether a page repeats the items of the first one instead of naming new ones. */
   repeatItems: fc.boolean(),
   /** The next cursor: a new one forever, one cycling through `cycle` values, or always the same. */
-  cursor: fc.oneof(fc.constant({ kind: 'fresh' as const }), fc.integer({ min: 1, max: 12 }).map((cycle) => ({ kind: 'cycle' as const, cycle })), fc.constant({ kind: 'same' as const })),
+  cursor: fc.oneof(
+    fc.constant({ kind: 'fresh' as const }),
+    fc.integer({ min: 1, max: 12 }).map((cycle) => ({ kind: 'cycle' as const, cycle })),
+    fc.constant({ kind: 'same' as const }),
+  ),
 })
 type Paging = typeof paging extends fc.Arbitrary<infer T> ? T : never
 
@@ -158,7 +169,10 @@ describe('sitemap indexes', () => {
         expect(requests.length).toBeLessThanOrEqual(2 * MAX_SITEMAP_FILES)
         expect(new Set([...site.sitemaps.fetched, ...site.sitemaps.errors.map((e) => e.url)]).size).toBeLessThanOrEqual(MAX_SITEMAP_FILES)
       }),
-      { numRuns: 40, examples: [[{ roots: 60, width: 0, listsItself: false, listsFirst: false, answers: ['404'] }], [{ roots: 0, width: 300, listsItself: true, listsFirst: true, answers: ['index', '500'] }]] },
+      {
+        numRuns: 40,
+        examples: [[{ roots: 60, width: 0, listsItself: false, listsFirst: false, answers: ['404'] }], [{ roots: 0, width: 300, listsItself: true, listsFirst: true, answers: ['index', '500'] }]],
+      },
     )
   })
 })
@@ -196,19 +210,26 @@ describe('company research fan-out from upstream lists', () => {
           if (url.hostname === DOMAIN) return new Response(url.pathname === '/' ? html : 'none', { status: url.pathname === '/' ? 200 : 404, headers: { 'content-type': 'text/html' } })
           requests.push(url)
           if (status !== 200) return new Response('board trouble', { status })
-          const job = { title: 'Engineer', absolute_url: `https://${DOMAIN}/jobs/1`, updated_at: '2026-01-01', text: 'Engineer', hostedUrl: `https://${DOMAIN}/jobs/1`, jobUrl: `https://${DOMAIN}/jobs/1` }
+          const job = {
+            title: 'Engineer',
+            absolute_url: `https://${DOMAIN}/jobs/1`,
+            updated_at: '2026-01-01',
+            text: 'Engineer',
+            hostedUrl: `https://${DOMAIN}/jobs/1`,
+            jobUrl: `https://${DOMAIN}/jobs/1`,
+          }
           return url.hostname === 'api.lever.co' ? json([job]) : json({ jobs: [job] })
         })
         const distinct = new Set(boards.map(([k, t]) => `${k}:${t}`)).size
-        const outcome = await jobOpenings.run(researchInputs(DOMAIN, fetch)).catch((err: unknown) => err)
+        const outcome = await jobOpenings.run(researchInputs(DOMAIN, fetch)).catch((err: Error) => err)
         for (const url of requests) expect(BOARD_HOSTS).toContain(url.hostname)
         expect(new Set(requests.map(String)).size).toBe(Math.min(distinct, MAX_JOB_BOARDS))
         if (outcome instanceof Error) {
           expect(outcome).toBeInstanceOf(UpstreamError)
           expect(status).toBe(500)
-        } else if (distinct > MAX_JOB_BOARDS) {
-          expect(outcome.note).toContain(`${distinct - MAX_JOB_BOARDS} more job boards are linked from the site`)
         }
+        const said = outcome instanceof Error ? outcome.message : outcome.note
+        if (distinct > MAX_JOB_BOARDS) expect(said).toContain(`${distinct - MAX_JOB_BOARDS} more job boards are linked from the site`)
       }),
       { numRuns: 40, examples: [[Array.from({ length: 300 }, (_, i) => [KINDS[i % 3], `co${i}`] as [(typeof KINDS)[number], string]), 200]] },
     )
@@ -224,7 +245,11 @@ describe('company research fan-out from upstream lists', () => {
           id: 'Q1',
           claims: {
             P856: [{ mainsnak: { snaktype: 'value', datavalue: { type: 'string', value: `https://${DOMAIN}/` } }, rank: 'normal' }],
-            P414: symbols.map((t) => ({ mainsnak: { snaktype: 'value', datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } }, rank: 'normal', qualifiers: { P249: [{ datavalue: { type: 'string', value: t } }] } })),
+            P414: symbols.map((t) => ({
+              mainsnak: { snaktype: 'value', datavalue: { type: 'wikibase-entityid', value: { id: 'Q13677' } } },
+              rank: 'normal',
+              qualifiers: { P249: [{ datavalue: { type: 'string', value: t } }] },
+            })),
           },
         }
         const fetch = guarded((req) => {
@@ -245,5 +270,248 @@ describe('company research fan-out from upstream lists', () => {
       }),
       { numRuns: 40 },
     )
+  })
+})
+
+describe('the guarded client against an upstream that redirects, throttles and fails forever', () => {
+  /** One answer of the upstream; the list of them repeats for as long as the client keeps asking. */
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('redirect' as const), status: fc.constantFrom(301, 302, 303, 307, 308), to: fc.constantFrom('fresh', 'self', 'start', 'other host') }),
+    fc.record({
+      kind: fc.constant('status' as const),
+      status: fc.constantFrom(429, 500, 502, 503),
+      retryAfter: fc.constantFrom(null, '0', '1', '5', '1000000000', '1e9', '-1', 'Fri, 31 Dec 9999 23:59:59 GMT', 'soon'),
+    }),
+    fc.constant({ kind: 'network' as const }),
+  )
+
+  it('sends at most retries + 1 + maxRedirects requests, never waits past its bound, and fails as an UpstreamError', async () => {
+    const options = fc.record({
+      retries: fc.integer({ min: 0, max: 4 }),
+      maxRedirects: fc.integer({ min: 0, max: 8 }),
+      maxRetryAfterMs: fc.integer({ min: 0, max: 20_000 }),
+      method: fc.constantFrom('GET', 'POST'),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), options, async (steps, o) => {
+        const requests: string[] = []
+        const sleeps: number[] = []
+        let hop = 0
+        const fetch = guarded(
+          (req) => {
+            requests.push(req.url)
+            const s = steps[(requests.length - 1) % steps.length]
+            if (s.kind === 'network') throw new TypeError('Network connection lost.')
+            if (s.kind === 'status') return new Response('busy', { status: s.status, headers: s.retryAfter === null ? {} : { 'retry-after': s.retryAfter } })
+            hop++
+            const to = s.to === 'fresh' ? `/hop/${hop}` : s.to === 'self' ? new URL(req.url).pathname : s.to === 'start' ? '/' : `https://h${hop}.example.org/`
+            return new Response(null, { status: s.status, headers: { location: to } })
+          },
+          { sleeps },
+        )
+        const outcome = await fetch('https://loop.example.org/', { ...o, service: 'loop', body: o.method === 'POST' ? '{}' : undefined }).catch((err: unknown) => err)
+        const retries = o.method === 'GET' ? o.retries : 0
+        expect(requests.length).toBeLessThanOrEqual(retries + 1 + o.maxRedirects)
+        expect(sleeps.length).toBeLessThanOrEqual(retries)
+        for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(Math.max(o.maxRetryAfterMs, 250 * 2 ** retries))
+        if (outcome instanceof Error) expect(outcome).toBeInstanceOf(UpstreamError)
+        else expect(outcome).toBeInstanceOf(Response)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('stops reading a body that never ends at its size cap', async () => {
+    let pulls = 0
+    const chunk = new Uint8Array(64 * 1024)
+    const fetch = guarded(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulls++
+              controller.enqueue(chunk)
+            },
+          }),
+        ),
+    )
+    const res = await fetch('https://stream.example.org/', { service: 'stream', maxBytes: 1024 * 1024 })
+    await expect(res.text()).rejects.toMatchObject({ name: 'UpstreamError', kind: 'too_large' })
+    // The cap, one chunk past it, and what the stream queued ahead.
+    expect(pulls).toBeLessThanOrEqual(1024 / 64 + 4)
+  })
+})
+
+describe('bodies that keep coming', () => {
+  /** A body of `chunk` repeated forever, counting the chunks pulled from it. */
+  function endless(chunk: Uint8Array, counter: { pulls: number }): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        counter.pulls++
+        controller.enqueue(chunk)
+      },
+    })
+  }
+
+  it('reads a link card page that never ends up to the 1 MiB cap, and keeps its head', async () => {
+    const counter = { pulls: 0 }
+    const head = new TextEncoder().encode('<html><head><title>Endless</title></head><body>')
+    let first = true
+    const fetch = guarded(() => {
+      const body = endless(new TextEncoder().encode('<p>more</p>'.repeat(6000)), counter)
+      const withHead = body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            if (first) controller.enqueue(head)
+            first = false
+            controller.enqueue(chunk)
+          },
+        }),
+      )
+      return new Response(withHead, { headers: { 'content-type': 'text/html' } })
+    })
+    const card = await fetchLinkCard(fetch, 'https://endless.example.org/post')
+    expect(card?.title).toBe('Endless')
+    expect(counter.pulls).toBeLessThanOrEqual(Math.ceil((1024 * 1024) / 66_000) + 4)
+  })
+
+  it('stops unzipping a sitemap that inflates without end at 10 MiB', async () => {
+    const zeros = new Blob([new Uint8Array(64 * 1024 * 1024)]).stream().pipeThrough(new CompressionStream('gzip'))
+    const gz = new Uint8Array(await new Response(zeros).arrayBuffer())
+    const fetch = guarded((req) => {
+      const path = new URL(req.url).pathname
+      if (path === '/robots.txt') return new Response('User-agent: *\nAllow: /\nSitemap: https://bomb.example.org/sitemap.xml.gz')
+      if (path === '/sitemap.xml.gz') return new Response(gz, { headers: { 'content-type': 'application/gzip' } })
+      return new Response('<html><body>home</body></html>', { headers: { 'content-type': 'text/html' } })
+    })
+    const site = await discoverSite(fetch, 'https://bomb.example.org/', 'full_site', undefined, 10)
+    expect(site.sitemaps.errors).toEqual([{ url: 'https://bomb.example.org/sitemap.xml.gz', message: 'gzip: the unzipped sitemap is larger than 10485760 bytes' }])
+  })
+})
+
+describe('a caller that never stops sending', () => {
+  it('answers 413 once the body passes the limit, having read no more than that', async () => {
+    const { token } = await newCaller('Endless body')
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = new TextEncoder().encode(sent === 0 ? '{"query":"' : 'a'.repeat(64 * 1024))
+        sent += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const res = await SELF.fetch('https://api.test/v1/action/search', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body })
+    expect(res.status).toBe(413)
+    expect(((await res.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE')
+    expect(sent).toBeLessThan(4 * 1024 * 1024)
+  })
+})
+
+describe('a crawl handing over to the next queue message', () => {
+  /** A site of endless pages: each links to `width` new ones, back to the start, into a robots-blocked part, and some redirect onwards. */
+  function endlessSite(width: number, redirectEvery: number): GuardedFetch {
+    return guarded((req) => {
+      const path = new URL(req.url).pathname
+      if (path === '/robots.txt') return new Response('User-agent: *\nDisallow: /private/\nAllow: /')
+      if (!path.startsWith('/p/') && path !== '/') return new Response('missing', { status: 404 })
+      const n = path === '/' ? 0 : Number(path.slice(3)) || 0
+      if (n > 0 && n % redirectEvery === 0) return new Response(null, { status: 301, headers: { location: `/p/${n * 1000 + 7}` } })
+      const links = Array.from({ length: width }, (_, i) => `<a href="/p/${n * width + i + 1}">Page ${i}</a><a href="/private/${n}-${i}">Hidden ${i}</a>`)
+      return new Response(`<html lang="en"><title>Page ${n}</title><body><a href="/">Home</a>${links.join('')}</body></html>`, { headers: { 'content-type': 'text/html' } })
+    })
+  }
+
+  it('ends within a bounded number of messages, fetching at most max_pages pages', async () => {
+    const { accountId } = await newCaller('Endless crawl')
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ maxPages: fc.integer({ min: 1, max: 30 }), pagesPerMessage: fc.integer({ min: 5, max: 15 }), concurrency: fc.integer({ min: 1, max: 4 }) }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 2, max: 7 }),
+        async (limits, width, redirectEvery) => {
+          const runId = `run_${crypto.randomUUID().replace(/-/g, '')}`
+          await insertRun(env.DB, runningRun(runId, accountId, 'content_audit_generate_audit_action'))
+          const fetcher = endlessSite(width, redirectEvery)
+          const site = await discoverSite(fetcher, 'https://endless.example.org/', 'full_site', undefined, limits.maxPages)
+          await seedFrontier(env.DB, runId, site)
+          // Each message finishes at least its share of URLs, and the frontier holds at most five per page.
+          const most = Math.ceil((site.seeds.length + 5 * limits.maxPages) / limits.pagesPerMessage) + 1
+          let messages = 0
+          let state: 'done' | 'more' = 'more'
+          while (state === 'more' && messages <= most) {
+            messages++
+            state = await crawlSome(env.DB, fetcher, runId, site, { ...limits, messageBudgetMs: 60_000 }, async () => undefined)
+          }
+          expect(state).toBe('done')
+          expect(messages).toBeLessThanOrEqual(most)
+          expect((await frontierCounts(env.DB, runId)).fetched).toBeLessThanOrEqual(limits.maxPages)
+        },
+      ),
+      { numRuns: 8 },
+    )
+  })
+})
+
+describe('a site whose links never end, read for keyword research', () => {
+  it('fetches at most the pages asked for, whatever the links and redirects', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 20 }), fc.boolean(), async (maxPages, width, redirects) => {
+        const pages: string[] = []
+        const fetch = guarded((req) => {
+          const path = new URL(req.url).pathname
+          if (path === '/robots.txt' || path === '/llms.txt' || path.includes('sitemap')) return new Response('none', { status: 404 })
+          pages.push(path)
+          const n = Number(path.slice(3)) || 0
+          // Every other page redirects to the start or back to itself.
+          if (redirects && n % 2 === 1) return new Response(null, { status: 301, headers: { location: n % 4 === 1 ? '/' : path } })
+          const links = Array.from({ length: width }, (_, i) => `<a href="/p/${n * width + i + 1}">Page ${i}</a>`).join('')
+          return new Response(`<html lang="en"><title>Page ${n}</title><body><a href="/">Home</a>${links}</body></html>`, { headers: { 'content-type': 'text/html' } })
+        })
+        const read = await crawlSitePages(fetch, 'https://wide.example.org/', maxPages)
+        expect(read.pages_fetched).toBeLessThanOrEqual(maxPages)
+        expect(pages.length).toBeLessThanOrEqual(maxPages)
+      }),
+      { numRuns: 30 },
+    )
+  })
+})
+
+describe('redirect chains in a crawl', () => {
+  it('follows at most 11 hops from any URL, through cycles and chains alike', () => {
+    const graph = fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.option(fc.integer({ min: 0, max: 40 }))), { maxLength: 80 })
+    fc.assert(
+      fc.property(graph, fc.integer({ min: 0, max: 40 }), (edges, start) => {
+        const byUrl = new Map<string, CrawledUrl>()
+        for (const [from, to] of edges)
+          byUrl.set(`/u${from}`, { url: `/u${from}`, kind: to === null ? 'html' : 'redirect', status: to === null ? 200 : 301, location: to === null ? null : `/u${to}`, error: null })
+        const path = redirectPath(`/u${start}`, byUrl)
+        expect(path.hops.length).toBeLessThanOrEqual(11)
+        if (path.loop) expect(path.final).toBeNull()
+      }),
+      { numRuns: 2000 },
+    )
+  })
+})
+
+describe('agent workflows', () => {
+  it('cannot run an agent from a step, itself included, so a workflow is at most its 20 steps', async () => {
+    const { token } = await newCaller('Recursive agent')
+    const agent = (steps: { id: string; action: string; input: Record<string, unknown> }[]) => ({
+      name: 'Self caller',
+      description: 'Tries to run itself',
+      visibility: 'private',
+      parameters: { type: 'object', properties: { topic: { type: 'string', description: 'Topic' } }, required: [] },
+      workflow: { steps },
+    })
+    const created = await request('POST', '/v1/agents', { token, body: agent([{ id: 'one', action: 'store_variable', input: { name: 'x', value: 'y' } }]) })
+    expect(created.status).toBe(201)
+    const id = created.body.response.id as string
+    for (const action of ['invoke_agent', `invoke_agent_${id}`]) {
+      const res = await request('PATCH', `/v1/agents/${id}`, { token, body: { workflow: { steps: [{ id: 'again', action, input: { agent_id: id } }] } } })
+      expect(res.status).toBe(400)
+      expect(res.body.details.map((d: { path: string }) => d.path)).toContain('/workflow/steps/0/action')
+    }
+    const many = Array.from({ length: 21 }, (_, i) => ({ id: `s${i}`, action: 'store_variable', input: { name: `v${i}`, value: 'x' } }))
+    expect((await request('POST', '/v1/agents', { token, body: agent(many) })).status).toBe(400)
   })
 })
