@@ -19,7 +19,11 @@ export interface SiteInfo {
   seeds: string[]
 }
 
-const MAX_SITEMAP_FILES = 25
+/**
+ * Sitemap files requested at most, answered or not: an index may list tens of thousands of files
+ * (robots.txt too), and ones that fail would otherwise never use the budget up.
+ */
+export const MAX_SITEMAP_FILES = 25
 const MAX_SITEMAP_URLS = 5000
 const MAX_SITEMAP_BYTES = 10 * 1024 * 1024
 /** The longest sitemap lastmod kept: a W3C datetime is at most 35 characters ("2025-03-03T12:34:56.123456789+01:00"). */
@@ -53,17 +57,19 @@ async function fetchText(fetcher: GuardedFetch, url: string, maxBytes: number): 
 
 /** Reads sitemaps breadth-first through sitemap indexes, gzip included, within file and URL caps (`guessed`: the root is /sitemap.xml, not declared). */
 async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string, guessed: boolean) {
-  const queue = [...roots]
-  const seen = new Set<string>()
+  // Breadth first within MAX_SITEMAP_FILES requests, a file listed beyond them would never be read:
+  // the queue holds only those that will be, and a file listed again (an index listing itself) is not.
+  const queue = [...new Set(roots)].slice(0, MAX_SITEMAP_FILES)
+  const listed = new Set(queue)
+  let requested = 0
   const fetched: string[] = []
   const errors: { url: string; message: string }[] = []
   const urls: string[] = []
   const postUrls: string[] = []
   const lastmod: Record<string, string> = {}
-  while (queue.length && fetched.length < MAX_SITEMAP_FILES && urls.length < MAX_SITEMAP_URLS) {
+  while (queue.length && urls.length < MAX_SITEMAP_URLS) {
     const url = queue.shift()!
-    if (seen.has(url)) continue
-    seen.add(url)
+    requested++
     const got = await fetchText(fetcher, url, MAX_SITEMAP_BYTES)
     if (got.status === null || got.status >= 400) {
       // A missing /sitemap.xml that nothing declared is no error (the sitemap check reports "none").
@@ -85,8 +91,12 @@ async function readSitemaps(fetcher: GuardedFetch, roots: string[], site: string
     const postSitemap = isPostSitemap(url)
     if (parsed.kind === 'invalid') errors.push({ url, message: parsed.error ?? 'invalid sitemap' })
     for (const child of parsed.sitemaps) {
+      if (requested + queue.length >= MAX_SITEMAP_FILES) break
       const n = normalizeUrl(child, url)
-      if (n && sameSite({ site }, n)) queue.push(n)
+      if (n && !listed.has(n) && sameSite({ site }, n)) {
+        listed.add(n)
+        queue.push(n)
+      }
     }
     for (const entry of parsed.urls) {
       const n = normalizeUrl(entry.loc, url)

@@ -1,6 +1,7 @@
 import { ambiguousDomain, notFoundMessage } from './builtin'
 import type { CrmRecord, CrmService, DryRunOutcome, LookupRequest, ObjectRef, ObjectType, PlannedRequest, UpdateOutcome, UpdateRequest } from './types'
 import { ProviderError } from '../providers/errors'
+import { readPages } from '../providers/paging'
 import type { HubSpotClient } from '../providers/hubspot/client'
 import {
   ASSOCIATION_PAGES,
@@ -9,6 +10,7 @@ import {
   getObjectRequest,
   listAssociationsRequest,
   mapBatchError,
+  MAX_ASSOCIATED_IDS,
   parseAssociationPage,
   parseObject,
   parseSearch,
@@ -65,17 +67,14 @@ export class HubSpotCrm implements CrmService {
     return record
   }
 
+  /** At most ASSOCIATION_PAGES pages and MAX_ASSOCIATED_IDS ids, as the lookup documents, however HubSpot pages. */
   private async associatedIds(type: ObjectType, id: string, toType: ObjectType): Promise<string[]> {
-    const ids: string[] = []
-    let after: string | undefined
-    for (let page = 0; page < ASSOCIATION_PAGES; page++) {
-      const body = await this.client.send(listAssociationsRequest(type, id, toType, after), this.ctx(type, { by: 'id', value: id }, 'read'))
-      const parsed = parseAssociationPage(body)
-      for (const i of parsed.ids) if (!ids.includes(i)) ids.push(i)
-      if (!parsed.after) break
-      after = parsed.after
+    const ctx = this.ctx(type, { by: 'id', value: id }, 'read')
+    const read = async (after: string | undefined) => {
+      const page = parseAssociationPage(await this.client.send(listAssociationsRequest(type, id, toType, after), ctx))
+      return { items: page.ids, next: page.after }
     }
-    return ids
+    return (await readPages({ maxPages: ASSOCIATION_PAGES, maxItems: MAX_ASSOCIATED_IDS }, read, String)).items
   }
 
   /** Whether a contact with this email exists (a read, for dry runs of an upsert). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { recordsOf } from '../../src/providers/dns/transform'
-import { annualFigures, cikForTicker } from '../../src/providers/edgar/transform'
+import { annualFigures, firstListedTicker } from '../../src/providers/edgar/transform'
 import { articlesOf, seenDate } from '../../src/providers/gdelt/transform'
 import { findBoards, fromAshby, fromLever } from '../../src/providers/jobs/transform'
 import { dateValue, hostOf, latestQuantity, tickers, websiteQuery, type WikidataEntity } from '../../src/providers/wikidata/transform'
@@ -38,7 +38,7 @@ describe('provider transforms', () => {
     const years = annualFigures(companyFacts as CompanyFacts)
     expect(years.map((y) => y.fiscal_year)).toEqual([2024, 2023])
     expect(years[1]).toMatchObject({ revenue_usd: 410000000, net_income_usd: -20000000, net_margin: -0.0488, gross_margin: null })
-    expect(cikForTicker(tickerFile, 'acme')).toEqual({ cik: '0009990001', title: 'Acme Robotics Inc.' })
+    expect(firstListedTicker(tickerFile, ['acme'])).toEqual({ ticker: 'acme', cik: '0009990001', title: 'Acme Robotics Inc.' })
   })
 
   it('reads Wikidata dates at their precision, the latest quantity and tickers', () => {

@@ -1,7 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { cikForTicker, padCik, type CompanyFacts, type TickerFile } from './transform'
+import { firstListedTicker, padCik, type CompanyFacts, type TickerFile } from './transform'
 
 const SERVICE = 'SEC EDGAR'
 export const TICKERS_URL = 'https://www.sec.gov/files/company_tickers.json'
@@ -30,10 +30,14 @@ async function getJson<T>(ctx: ActionContext, url: string): Promise<T | null> {
   return readJson<T>(res, SERVICE)
 }
 
-/** The CIK of a ticker from the SEC's company_tickers.json. */
-export async function lookupTicker(ctx: ActionContext, ticker: string): Promise<{ cik: string; title: string } | null> {
+/**
+ * The first of `tickers` that the SEC's company_tickers.json lists, with its CIK. One request however
+ * many tickers are asked: the file is tens of megabytes, and the tickers come from an editable item.
+ */
+export async function lookupTickers(ctx: ActionContext, tickers: string[]): Promise<{ ticker: string; cik: string; title: string } | null> {
+  if (tickers.length === 0) return null
   const file = await getJson<TickerFile>(ctx, TICKERS_URL)
-  return file ? cikForTicker(file, ticker) : null
+  return file ? firstListedTicker(file, tickers) : null
 }
 
 /** XBRL company facts of a CIK, or null when EDGAR has none. */

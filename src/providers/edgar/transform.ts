@@ -23,10 +23,20 @@ export interface CompanyFacts {
 /** A CIK padded to the ten digits the companyfacts URL wants. */
 export const padCik = (cik: string | number) => String(cik).replace(/\D/g, '').padStart(10, '0')
 
-/** The CIK of a ticker in the SEC ticker file, or null. */
-export function cikForTicker(file: TickerFile, ticker: string): { cik: string; title: string } | null {
-  const t = ticker.toUpperCase()
-  for (const row of Object.values(file)) if (row.ticker.toUpperCase() === t) return { cik: padCik(row.cik_str), title: row.title }
+/**
+ * The first of `tickers` the SEC ticker file lists, with its CIK (the file's first row of that ticker),
+ * or null. The file is indexed once: an item may list thousands of tickers.
+ */
+export function firstListedTicker(file: TickerFile, tickers: string[]): { ticker: string; cik: string; title: string } | null {
+  const rows = new Map<string, { cik_str: number; title: string }>()
+  for (const row of Object.values(file)) {
+    const t = typeof row?.ticker === 'string' ? row.ticker.toUpperCase() : null
+    if (t !== null && !rows.has(t)) rows.set(t, row)
+  }
+  for (const ticker of tickers) {
+    const row = rows.get(ticker.toUpperCase())
+    if (row) return { ticker, cik: padCik(row.cik_str), title: row.title }
+  }
   return null
 }
 

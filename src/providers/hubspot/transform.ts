@@ -10,6 +10,8 @@ export const DEFAULT_API_BASE = 'https://api.hubapi.com'
 /** v4 association pages hold up to 500 ids; a lookup reads at most this many pages per type. */
 export const ASSOCIATION_PAGE = 500
 export const ASSOCIATION_PAGES = 10
+/** Associated ids a lookup returns per type: what ten full pages hold, however many a page claims to. */
+export const MAX_ASSOCIATED_IDS = ASSOCIATION_PAGE * ASSOCIATION_PAGES
 /** Companies a domain search asks for: enough to see that a domain is shared, and name the ids. */
 export const DOMAIN_SEARCH_LIMIT = 10
 

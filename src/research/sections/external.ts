@@ -1,4 +1,4 @@
-import { companyFacts, companyFactsUrl, lookupTicker, TICKERS_URL } from '../../providers/edgar/client'
+import { companyFacts, companyFactsUrl, lookupTickers, TICKERS_URL } from '../../providers/edgar/client'
 import { annualFigures, padCik, publicFloat } from '../../providers/edgar/transform'
 import { searchNews } from '../../providers/gdelt/client'
 import { newsQuery } from '../../providers/gdelt/transform'
@@ -30,16 +30,13 @@ export const financials: SectionProvider = {
     const sources = [...wd.sources]
     let cik = stringValues(wd.entity, 'P5531')[0] ?? null
     let via = 'Wikidata SEC CIK (P5531)'
-    if (!cik) {
-      const symbols = tickers(wd.entity)
-      for (const { ticker } of symbols) {
-        const hit = await lookupTicker(inputs.ctx, ticker)
-        sources.push(TICKERS_URL)
-        if (hit) {
-          cik = hit.cik
-          via = `ticker ${ticker} (Wikidata P249) in the SEC ticker file`
-          break
-        }
+    const symbols = cik ? [] : [...new Set(tickers(wd.entity).map((t) => t.ticker))]
+    if (symbols.length) {
+      const hit = await lookupTickers(inputs.ctx, symbols)
+      sources.push(TICKERS_URL)
+      if (hit) {
+        cik = hit.cik
+        via = `ticker ${hit.ticker} (Wikidata P249) in the SEC ticker file`
       }
     }
     if (!cik) return unavailable(`${inputs.domain} is not matched to an SEC registrant: its Wikidata item ${wd.entity.id} has no SEC CIK or US ticker (likely not a US public company).`, sources)
@@ -107,6 +104,12 @@ export const webTraffic: SectionProvider = {
   },
 }
 
+/**
+ * Job boards a report reads: a company links one or two, but the pages are the site's to write, and
+ * each board linked is a request (with its retries) to a board API.
+ */
+export const MAX_JOB_BOARDS = 5
+
 /** Current postings from the Greenhouse, Lever or Ashby board linked from the careers page, or JobPosting JSON-LD. */
 export const jobOpenings: SectionProvider = {
   name: 'job_openings',
@@ -115,7 +118,9 @@ export const jobOpenings: SectionProvider = {
     const home = await homepage(inputs)
     const careers = await page(inputs, 'careers')
     const scanned = [home, ...(careers ? [careers] : [])]
-    const boards = findBoards(scanned.flatMap((p) => [...p.links.map((l) => l.href), ...p.scripts]))
+    const linked = findBoards(scanned.flatMap((p) => [...p.links.map((l) => l.href), ...p.scripts]))
+    const boards = linked.slice(0, MAX_JOB_BOARDS)
+    const unread = linked.length > boards.length ? `${linked.length - boards.length} more job boards are linked from the site; only the first ${MAX_JOB_BOARDS} were read.` : null
     const sources = scanned.map((p) => p.url)
     const jobs: JobPosting[] = []
     const notes: string[] = []
@@ -141,7 +146,7 @@ export const jobOpenings: SectionProvider = {
       })
     }
     if (!boards.length && !jobs.length) return unavailable(`No Greenhouse, Lever or Ashby board or JobPosting data is linked from ${inputs.domain}'s careers page.`, sources)
-    if (!jobs.length && notes.length) throw new UpstreamError('job boards', 'status', notes.join(' '))
-    return ok({ boards, count: jobs.length, jobs }, sources, notes.join(' ') || null)
+    if (!jobs.length && notes.length) throw new UpstreamError('job boards', 'status', [...notes, unread].filter(Boolean).join(' '))
+    return ok({ boards, count: jobs.length, jobs }, sources, [...notes, unread].filter(Boolean).join(' ') || null)
   },
 }
