@@ -20,6 +20,7 @@ import { crawlSitePages } from '../src/seo/site-pages'
 import { TICKERS_URL } from '../src/providers/edgar/client'
 import { UpstreamError } from '../src/providers/errors'
 import { financials, jobOpenings, MAX_JOB_BOARDS } from '../src/research/sections/external'
+import { researchInputs } from '../src/research/report'
 import type { ResearchInputs } from '../src/research/types'
 import type { ActionContext } from '../src/runtime/context'
 import { HubSpotClient } from '../src/providers/hubspot/client'
@@ -178,19 +179,7 @@ describe('sitemap indexes', () => {
 })
 
 /** The inputs of one research run over `fetch`, as the report builder makes them. */
-function researchInputs(domain: string, fetch: GuardedFetch): ResearchInputs {
-  const loads = new Map<string, Promise<unknown>>()
-  const ctx = { fetch, config: { contactEmail: 'ops@example.org' } } as unknown as ActionContext
-  return {
-    domain,
-    ctx,
-    results: {},
-    once<T>(key: string, load: () => Promise<T>): Promise<T> {
-      if (!loads.has(key)) loads.set(key, load())
-      return loads.get(key) as Promise<T>
-    },
-  }
-}
+const inputsOver = (domain: string, fetch: GuardedFetch): ResearchInputs => researchInputs({ fetch, config: { contactEmail: 'ops@example.org' } } as unknown as ActionContext, domain)
 
 describe('company research fan-out from upstream lists', () => {
   const DOMAIN = 'boards.example.org'
@@ -221,7 +210,7 @@ describe('company research fan-out from upstream lists', () => {
           return url.hostname === 'api.lever.co' ? json([job]) : json({ jobs: [job] })
         })
         const distinct = new Set(boards.map(([k, t]) => `${k}:${t}`)).size
-        const outcome = await jobOpenings.run(researchInputs(DOMAIN, fetch)).catch((err: Error) => err)
+        const outcome = await jobOpenings.run(inputsOver(DOMAIN, fetch)).catch((err: Error) => err)
         for (const url of requests) expect(BOARD_HOSTS).toContain(url.hostname)
         expect(new Set(requests.map(String)).size).toBe(Math.min(distinct, MAX_JOB_BOARDS))
         if (outcome instanceof Error) {
@@ -263,7 +252,7 @@ describe('company research fan-out from upstream lists', () => {
           if (url.hostname === 'data.sec.gov') return new Response('none', { status: 404 })
           return new Response('unexpected', { status: 599 })
         })
-        const outcome = await financials.run(researchInputs(DOMAIN, fetch))
+        const outcome = await financials.run(inputsOver(DOMAIN, fetch))
         expect(tickerFiles).toBe(symbols.length === 0 ? 0 : 1)
         expect(outcome.status).toBe('unavailable')
         expect(outcome.note).toContain(listed ? 'no XBRL company facts for CIK 0000000042' : 'is not matched to an SEC registrant')

@@ -99,13 +99,10 @@ async function runSection(inputs: ResearchInputs, name: SectionName, forceRefres
   return { result, hit: false }
 }
 
-/**
- * Builds the report: cached sections first, then the rest in dependency levels with bounded
- * concurrency. Each section is a memoized step, so a retried run does not repeat finished ones.
- */
-export async function buildReport(ctx: ActionContext, domain: string, selected: SectionName[], forceRefresh: boolean): Promise<ResearchReport> {
+/** What the sections of one report share: its domain, the run, the finished sections, and loads made once (a page, a lookup). */
+export function researchInputs(ctx: ActionContext, domain: string): ResearchInputs {
   const loads = new Map<string, Promise<unknown>>()
-  const inputs: ResearchInputs = {
+  return {
     domain,
     ctx,
     results: {},
@@ -114,6 +111,14 @@ export async function buildReport(ctx: ActionContext, domain: string, selected: 
       return loads.get(key) as Promise<T>
     },
   }
+}
+
+/**
+ * Builds the report: cached sections first, then the rest in dependency levels with bounded
+ * concurrency. Each section is a memoized step, so a retried run does not repeat finished ones.
+ */
+export async function buildReport(ctx: ActionContext, domain: string, selected: SectionName[], forceRefresh: boolean): Promise<ResearchReport> {
+  const inputs = researchInputs(ctx, domain)
   const hits: SectionName[] = []
   const levels = plan(selected)
   const total = levels.flat().length

@@ -13,6 +13,7 @@ import { PAGE_FACTS_MAX_BYTES, type PageRecord } from '../../src/crawler/fetch-p
 import type { SiteInfo } from '../../src/crawler/site'
 import { limitHtmlFacts } from '../../src/providers/web/fact-limits'
 import type { HtmlFacts } from '../../src/providers/web/html-facts'
+import { htmlRecord } from './records'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -66,20 +67,7 @@ function template(): string {
     visibleByline: null,
     visibleDate: null,
   }
-  const rec: PageRecord = {
-    url: url(0),
-    kind: 'html',
-    status: 200,
-    contentType: 'text/html',
-    location: null,
-    error: null,
-    xRobotsTag: [],
-    linkHeaders: [],
-    lastModified: null,
-    fetchMs: 1,
-    parseMs: 1,
-    html: limitHtmlFacts(facts),
-  }
+  const rec: PageRecord = { ...htmlRecord(url(0), ''), html: limitHtmlFacts(facts) }
   return JSON.stringify(rec)
 }
 
