@@ -1,0 +1,106 @@
+import { env } from 'cloudflare:test'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { utf8Length } from '../src/lib/json-size'
+import { KV_MAX_VALUE_BYTES as STORE_KV_MAX, loadJson, storeJson, StoredValueTooLargeError } from '../src/runtime/blobs'
+import { action, mockFetch, newCaller, request, withSettings } from './helpers'
+import { KV_MAX_VALUE_BYTES, oversizedRows } from './store-limits'
+import { VIDEO_ID, yt } from './youtube/fixtures'
+
+/**
+ * "A value too large for where it is stored": every path whose stored size a caller or an upstream
+ * decides stays within what its store takes (D1: 2,000,000 bytes a value or row; KV: 25 MiB a
+ * value, 512 bytes a key), or is refused by name, or kept as a documented part: never a 500.
+ */
+
+const SEAL = { key: env.ENCRYPTION_KEY, context: 'store-limits' }
+
+/** Bytes of the text `seal` makes of `n` bytes: "v1.", the IV and the ciphertext with its tag, in base64. */
+const sealedBytes = (n: number) => 3 + 16 + 1 + 4 * Math.ceil((n + 16) / 3)
+
+async function blobKeysOf(prefix: string): Promise<string[]> {
+  return (await env.CACHE.list({ prefix })).keys.map((k) => k.name)
+}
+
+/** A fake www.youtube.com serving the recorded video with `transcriptXml` as its caption track. */
+function fakeYouTube(transcriptXml: string) {
+  mockFetch(async (req) => {
+    const url = new URL(req.url)
+    if (url.hostname !== 'www.youtube.com') return null
+    if (url.pathname === '/watch') return new Response(yt.watchHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+    if (url.pathname === '/youtubei/v1/player') return new Response(yt.innertube.ok, { headers: { 'content-type': 'application/json' } })
+    if (url.pathname === '/api/timedtext') return new Response(transcriptXml, { headers: { 'content-type': 'text/xml' } })
+    return new Response('not found', { status: 404 })
+  })
+}
+
+describe('run values (inputs, results, metadata, step results) past 512 KiB go to KV, and past 25 MiB are refused by name', () => {
+  it('stores any value up to 25 MiB as stored, sealed or not, and refuses a larger one before KV sees it (12 runs)', async () => {
+    const sizes = fc.oneof(
+      fc.integer({ min: 1, max: 600 * 1024 }),
+      fc.integer({ min: KV_MAX_VALUE_BYTES - 64, max: KV_MAX_VALUE_BYTES + 64 }),
+      fc.integer({ min: Math.floor((KV_MAX_VALUE_BYTES * 3) / 4) - 64, max: Math.floor((KV_MAX_VALUE_BYTES * 3) / 4) + 64 }),
+    )
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(sizes, fc.boolean(), async (bytes, sealed) => {
+        // A JSON string of `bytes` bytes: its quotes and one character per byte.
+        const value = 'v'.repeat(Math.max(0, bytes - 2))
+        const stored = utf8Length(JSON.stringify(value))
+        const expected = sealed ? sealedBytes(stored) : stored
+        const key = `blob:test:${++n}`
+        const opts = { sealWith: sealed ? SEAL : undefined, field: { path: '/response', what: 'The test value' } }
+        try {
+          const got = await storeJson(env.CACHE, key, value, opts)
+          expect(expected, `${bytes} bytes stored${sealed ? ' sealed' : ''}`).toBeLessThanOrEqual(KV_MAX_VALUE_BYTES)
+          expect(await loadJson(env.CACHE, key, got.text, got.kind, SEAL)).toBe(value)
+        } catch (err) {
+          expect(err, `${bytes} bytes${sealed ? ' sealed' : ''}: ${(err as Error).message}`).toBeInstanceOf(StoredValueTooLargeError)
+          expect(expected).toBeGreaterThan(KV_MAX_VALUE_BYTES)
+          expect(await env.CACHE.get(key)).toBeNull()
+        }
+      }),
+      { numRuns: 12, seed: 20261201 },
+    )
+    expect(STORE_KV_MAX).toBe(KV_MAX_VALUE_BYTES)
+  }, 120_000)
+
+  // Failed before: KV refused the 30 MiB result ("Value length of ... exceeds limit") after the
+  // action ran, and the caller got a 500 with a run failed as an internal error.
+  it('answers a result past 25 MiB (a transcript of 5 MiB of control characters, 6 bytes each in JSON) with a 413 naming /response', async () => {
+    const { token } = await newCaller('huge transcript')
+    fakeYouTube(`<?xml version="1.0" encoding="utf-8" ?><transcript><text start="0" dur="1">${'\u0001'.repeat(5 * 1024 * 1024)}</text></transcript>`)
+    const res = await action('get_video_transcript', { url: `https://www.youtube.com/watch?v=${VIDEO_ID}` }, token)
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(413)
+    expect(res.body.code).toBe('PAYLOAD_TOO_LARGE')
+    expect(res.body.error).toMatch(/^The action's result is too large to store: more than the 26214400 bytes/)
+    expect(res.body.details).toEqual([{ path: '/response', message: 'more than 26214400 bytes as stored' }])
+    const run = await request('GET', `/v1/runs/${res.headers.get('x-run-id')}`, { token })
+    expect(run.body.response).toMatchObject({ state: 'failed', error: { code: 'PAYLOAD_TOO_LARGE' } })
+    expect(await blobKeysOf(`blob:run:${res.headers.get('x-run-id')}:output`)).toEqual([])
+  }, 120_000)
+  // Failed before: the recorded input (20 MiB, in KV) was written, then KV refused the sealed copy
+  // the queue consumer reads (4/3 of it): a 500, with the first blob left behind.
+  it('refuses an input whose sealed copy for the queue is past 25 MiB with a 413, and leaves no run or blob', async () => {
+    await withSettings({ MAX_BODY_BYTES: String(32 * 1024 * 1024) }, async () => {
+      const { token } = await newCaller('huge input')
+      const parameters = { type: 'object', properties: { pin: { type: 'string', writeOnly: true }, text: { type: 'string' } }, required: ['text'] }
+      const workflow = { steps: [{ id: 'keep', action: 'store_variable', input: { name: 'text', value: '{{input.text}}' } }] }
+      const agent = await request('POST', '/v1/agents', { token, body: { name: 'Keeper', description: 'Keeps a text', parameters, workflow } })
+      expect(agent.status).toBe(201)
+      const blobs = await blobKeysOf('blob:run:')
+      const res = await action('invoke_agent', { id: agent.body.response.id, input: { pin: '1234', text: 't'.repeat(20 * 1024 * 1024) } }, token, { prefer: 'respond-async' })
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(413)
+      expect(res.body.error).toMatch(/^The input, as the queue consumer reads it, is too large to store/)
+      expect(res.body.details).toEqual([{ path: '/', message: 'more than 26214400 bytes as stored' }])
+      expect((await request('GET', '/v1/runs', { token })).body.response).toEqual([])
+      expect(await blobKeysOf('blob:run:')).toEqual(blobs)
+    })
+  }, 120_000)
+})
+
+describe('no row past D1 limits', () => {
+  it('leaves no row or value past 2,000,000 bytes in any table after this file', async () => {
+    expect(await oversizedRows()).toEqual([])
+  })
+})
