@@ -1,9 +1,10 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { CRM_RECORD_MAX_BYTES } from '../src/db/crm'
 import { utf8Length } from '../src/lib/json-size'
 import { KV_MAX_VALUE_BYTES as STORE_KV_MAX, loadJson, storeJson, StoredValueTooLargeError } from '../src/runtime/blobs'
-import { action, mockFetch, newCaller, request, withSettings } from './helpers'
+import { action, mockFetch, newCaller, request, withSettings, type Json } from './helpers'
 import { KV_MAX_VALUE_BYTES, oversizedRows } from './store-limits'
 import { VIDEO_ID, yt } from './youtube/fixtures'
 
@@ -97,6 +98,102 @@ describe('run values (inputs, results, metadata, step results) past 512 KiB go t
       expect(await blobKeysOf('blob:run:')).toEqual(blobs)
     })
   }, 120_000)
+})
+
+/** Properties text of `names`, each holding `chars` characters. */
+const propertiesOf = (names: string[], chars: number, fill = 'v') => JSON.stringify(Object.fromEntries(names.map((n) => [n, fill.repeat(chars)])))
+
+async function crmRecord(accountId: string, id: string): Promise<{ bytes: number; names: string[] }> {
+  const row = await env.DB.prepare("SELECT properties FROM crm_objects WHERE account_id = ? AND object_type = 'contacts' AND id = ?").bind(accountId, id).first<{ properties: string }>()
+  return { bytes: utf8Length(row!.properties), names: Object.keys(JSON.parse(row!.properties) as Json) }
+}
+
+describe('built-in CRM records hold at most 1,000,000 bytes of properties', () => {
+  // Failed before: every update merged into the record, which grew to 2,280,000 bytes, past the
+  // 2,000,000 D1 stores in a value or row (production D1 would have failed the 11th update, and its
+  // associations with it, as a 500).
+  it('refuses, with a 413 naming /properties and none of its associations, the update that would take a record past it', async () => {
+    const { token, accountId } = await newCaller('growing record')
+    const company = await action(
+      'crm.v2.update_object',
+      { object_type: 'companies', identification_method: 'Company Domain (Companies only)', identifier_value: 'grow.example', properties: 'name=Grow' },
+      token,
+    )
+    const companyId = company.body.response.id as string
+    const update = (i: number, associations?: string) =>
+      action(
+        'crm.v2.update_object',
+        {
+          object_type: 'contacts',
+          identification_method: 'Email Address (Contacts only)',
+          identifier_value: 'grow@example.com',
+          properties: propertiesOf([`a${i}`, `b${i}`, `c${i}`], 63_000),
+          associations,
+        },
+        token,
+      )
+    const statuses: number[] = []
+    let id = ''
+    for (let i = 0; i < 12; i++) {
+      const res = await update(i, i === 11 ? JSON.stringify([{ to_object_type: 'companies', to_object_id: companyId }]) : undefined)
+      statuses.push(res.status)
+      if (res.status === 200) id = res.body.response.id
+      else {
+        expect(res.body.code).toBe('PAYLOAD_TOO_LARGE')
+        expect(res.body.details).toEqual([{ path: '/properties', message: 'more than 1000000 bytes of properties in the record' }])
+        expect(res.body.error).toContain(`contacts record ${id} past it; nothing was written`)
+      }
+    }
+    // Each update adds 189,000-odd bytes: five fit, the sixth and every later one do not.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 413, 413, 413, 413, 413, 413, 413])
+    const record = await crmRecord(accountId, id)
+    expect(record.bytes).toBeLessThanOrEqual(CRM_RECORD_MAX_BYTES)
+    expect(record.names).not.toContain('a5')
+    const links = await env.DB.prepare('SELECT count(*) AS n FROM crm_associations WHERE account_id = ?').bind(accountId).first<{ n: number }>()
+    expect(links!.n).toBe(0)
+    // Replacing values keeps the size, so the full record still takes updates of what it holds.
+    expect((await action('crm.v2.update_object', { object_type: 'contacts', identifier_value: id, properties: propertiesOf(['a0'], 63_000, 'w') }, token)).status).toBe(200)
+    expect(await oversizedRows()).toEqual([])
+  }, 120_000)
+
+  it('answers 200 exactly when the merged record fits, for any sequence of updates of new and replaced properties (10 runs)', async () => {
+    const { token, accountId } = await newCaller('records by property')
+    let n = 0
+    let refused = 0
+    const update = fc.record({
+      names: fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 3 }),
+      chars: fc.oneof(fc.integer({ min: 0, max: 65_000 }), fc.integer({ min: 50_000, max: 65_000 })),
+      fill: fc.constantFrom('v', 'é', '\u0001'),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(update, { minLength: 4, maxLength: 12 }), async (updates) => {
+        const email = `p${++n}@example.com`
+        let model: Record<string, string> = {}
+        let id: string | null = null
+        for (const u of updates) {
+          // A control character is 6 bytes of JSON, and the properties text holds at most 200,000 characters.
+          const chars = u.fill === '\u0001' ? Math.floor(u.chars / 6) : u.chars
+          const patch = Object.fromEntries(u.names.map((k) => [`p${k}`, u.fill.repeat(chars)]))
+          const merged = { ...model, email, ...patch }
+          const fits = utf8Length(JSON.stringify(merged)) <= CRM_RECORD_MAX_BYTES
+          const res = await action(
+            'crm.v2.update_object',
+            { object_type: 'contacts', identification_method: 'Email Address (Contacts only)', identifier_value: email, properties: JSON.stringify(patch) },
+            token,
+          )
+          expect(res.status, `${JSON.stringify(res.body).slice(0, 200)}`).toBe(fits ? 200 : 413)
+          if (!fits) refused++
+          if (fits) {
+            model = merged
+            id = res.body.response.id
+          }
+        }
+        if (id !== null) expect((await crmRecord(accountId, id)).bytes).toBe(utf8Length(JSON.stringify(model)))
+      }),
+      { numRuns: 10, seed: 20261201 },
+    )
+    expect(refused).toBeGreaterThan(0)
+  }, 300_000)
 })
 
 describe('no row past D1 limits', () => {
