@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { MAX_PARAMETERS_BYTES, MAX_WORKFLOW_BYTES } from '../src/agents/schema'
+import { TOOL_FORMATS } from '../src/actions/search/schema'
 import { CRM_RECORD_MAX_BYTES } from '../src/db/crm'
 import { utf8Length } from '../src/lib/json-size'
 import { KV_MAX_VALUE_BYTES as STORE_KV_MAX, loadJson, storeJson, StoredValueTooLargeError } from '../src/runtime/blobs'
@@ -194,6 +196,84 @@ describe('built-in CRM records hold at most 1,000,000 bytes of properties', () =
     )
     expect(refused).toBeGreaterThan(0)
   }, 300_000)
+})
+
+const ENUM_VALUE = 'lorem ipsum dolor sit amet '.repeat(8).slice(0, 200)
+
+/** Parameters whose stored JSON (with the defaults the server adds) is exactly `bytes` long: enums of 200-character values, then a description making up the rest. */
+function parametersOfSize(bytes: number) {
+  const properties: Record<string, { type: 'string'; description: string; enum: string[] }> = {}
+  const size = () => utf8Length(JSON.stringify({ type: 'object', properties, required: [], additionalProperties: false }))
+  let last = { type: 'string' as const, description: '', enum: [ENUM_VALUE] }
+  for (let i = 0; size() <= bytes - 1700; i++) {
+    last = { type: 'string', description: '', enum: Array<string>(100).fill(ENUM_VALUE) }
+    properties[`p${i}`] = last
+    while (last.enum.length > 1 && size() > bytes - 1700) last.enum.pop()
+  }
+  last.description = 'd'.repeat(bytes - size())
+  expect(size()).toBe(bytes)
+  return { type: 'object', properties }
+}
+
+/** A workflow whose stored JSON is exactly `bytes` long: one search step, padded. */
+function workflowOfSize(bytes: number) {
+  const step = { id: 'find', action: 'search', input: { query: 'quarkzebra', pad: '' } }
+  step.input.pad = 'w'.repeat(bytes - utf8Length(JSON.stringify({ steps: [step] })))
+  return { steps: [step] }
+}
+
+/** An agent as large as the caps allow, `over` bytes past them where asked. */
+function agentAt(over: { parameters?: number; workflow?: number } = {}) {
+  return {
+    name: `quarkzebra ${'\u0001'.repeat(100)}`,
+    description: `quarkzebra ${'\u0001'.repeat(3980)}`,
+    parameters: parametersOfSize(MAX_PARAMETERS_BYTES + (over.parameters ?? 0)),
+    workflow: workflowOfSize(MAX_WORKFLOW_BYTES + (over.workflow ?? 0)),
+  }
+}
+
+describe('agents hold at most 128 KiB of parameters and 256 KiB of workflow, so their rows and search pages fit', () => {
+  // Failed before: every agent here was taken (201), up to the body's 1 MiB; one with 1 MiB of
+  // parameters is a row of 2,022,931 bytes (its parameter text again for the index), past D1's
+  // 2,000,000, and 26 of them on a search page a result past KV's 25 MiB: a 500 (a 413 since run
+  // values are bounded) for whoever searched.
+  it('takes an agent at the caps and refuses one a byte past either, naming the field, on create, import and update', async () => {
+    const { token } = await newCaller('agents at the caps')
+    const created = await request('POST', '/v1/agents', { token, body: agentAt() })
+    expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201)
+    const id = created.body.response.id as string
+    const refused = async (res: { status: number; body: Json }, path: string) => {
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400)
+      expect(res.body.details).toContainEqual({ path, message: expect.stringMatching(/^more than \d+ bytes of JSON: an agent's (parameters|workflow) may take at most \d+$/) })
+    }
+    await refused(await request('POST', '/v1/agents', { token, body: agentAt({ parameters: 1 }) }), '/parameters')
+    await refused(await request('POST', '/v1/agents', { token, body: agentAt({ workflow: 1 }) }), '/workflow')
+    await refused(await request('PATCH', `/v1/agents/${id}`, { token, body: { parameters: parametersOfSize(MAX_PARAMETERS_BYTES + 1) } }), '/parameters')
+    await refused(await request('PATCH', `/v1/agents/${id}`, { token, body: { workflow: workflowOfSize(MAX_WORKFLOW_BYTES + 1) } }), '/workflow')
+    const small = { name: 'Small', description: 'A small agent', workflow: workflowOfSize(200) }
+    await refused(await request('POST', '/v1/agents/import', { token, body: { agents: [small, { ...small, parameters: parametersOfSize(MAX_PARAMETERS_BYTES + 1) }] } }), '/agents/1/parameters')
+    const agents = await env.DB.prepare('SELECT count(*) AS n FROM agents a JOIN accounts c ON c.id = a.owner_account_id WHERE c.name = ?').bind('agents at the caps').first<{ n: number }>()
+    expect(agents!.n).toBe(1)
+    expect(await oversizedRows()).toEqual([])
+  }, 120_000)
+
+  it('answers and stores a search page of 100 agents at the caps, in every format', async () => {
+    const { token } = await newCaller('a page of the largest agents')
+    const agent = agentAt()
+    for (let i = 0; i < 100; i++) expect((await request('POST', '/v1/agents', { token, body: agent })).status).toBe(201)
+    let largest = 0
+    for (const format of [undefined, ...TOOL_FORMATS]) {
+      const res = await action('search', { query: 'quarkzebra', status: 'private', limit: 100, format }, token)
+      expect(res.status, `${format}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200)
+      expect(res.body.response).toHaveLength(100)
+      const run = await request('GET', `/v1/runs/${res.headers.get('x-run-id')}`, { token })
+      expect(run.body.response.output).toHaveLength(100)
+      largest = Math.max(largest, utf8Length(JSON.stringify(res.body.response)))
+    }
+    console.log(`store limits: a search page of 100 agents at the caps is ${largest} bytes of JSON at most`)
+    expect(largest).toBeLessThan(20_000_000)
+    expect(await oversizedRows()).toEqual([])
+  }, 600_000)
 })
 
 describe('no row past D1 limits', () => {
