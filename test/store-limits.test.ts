@@ -4,10 +4,13 @@ import { describe, expect, it } from 'vitest'
 import { MAX_PARAMETERS_BYTES, MAX_WORKFLOW_BYTES } from '../src/agents/schema'
 import { TOOL_FORMATS } from '../src/actions/search/schema'
 import { CRM_RECORD_MAX_BYTES } from '../src/db/crm'
+import { SECTION_MAX_BYTES } from '../src/research/report'
+import { MAX_JOB_POSTINGS } from '../src/research/sections/external'
 import { utf8Length } from '../src/lib/json-size'
 import { KV_MAX_VALUE_BYTES as STORE_KV_MAX, loadJson, storeJson, StoredValueTooLargeError } from '../src/runtime/blobs'
 import { action, mockFetch, newCaller, request, withSettings, type Json } from './helpers'
 import { KV_MAX_VALUE_BYTES, oversizedRows } from './store-limits'
+import { DOMAIN, openUpstreams, sectionsOffExcept } from './research/fakes'
 import { VIDEO_ID, yt } from './youtube/fixtures'
 
 /**
@@ -274,6 +277,60 @@ describe('agents hold at most 128 KiB of parameters and 256 KiB of workflow, so 
     expect(largest).toBeLessThan(20_000_000)
     expect(await oversizedRows()).toEqual([])
   }, 600_000)
+})
+
+const RESEARCH = 'company_research_v2_run_full_research'
+
+/** The fixture company's upstreams, its Greenhouse board answering `jobs` (JSON text of its list) instead. */
+function boardAnswering(jobs: string) {
+  mockFetch((req) => (new URL(req.url).hostname === 'boards-api.greenhouse.io' ? new Response(`{"jobs":${jobs}}`, { headers: { 'content-type': 'application/json' } }) : null), openUpstreams())
+}
+
+describe('company research sections take at most 1 MiB each, so a report always fits', () => {
+  it('reports the fixture company with every section far below the bound', async () => {
+    const { token } = await newCaller('research sizes')
+    mockFetch(openUpstreams())
+    const res = await action(RESEARCH, { domain: DOMAIN }, token)
+    expect(res.status).toBe(200)
+    const sizes = Object.values(res.body.response.sections as Record<string, unknown>).map((s) => utf8Length(JSON.stringify(s)))
+    console.log(`store limits: the fixture report is ${utf8Length(JSON.stringify(res.body.response))} bytes, its largest section ${Math.max(...sizes)}`)
+    expect(Math.max(...sizes)).toBeLessThan(SECTION_MAX_BYTES / 20)
+  })
+
+  // Failed before: 1.2 million postings of "{}" (3.6 MB from the board) became a section of
+  // 116,400,321 bytes, which KV refused as a cache entry: the queued report was retried six times and
+  // failed as an internal error.
+  it('lists the first 1,000 postings of a board answering 1.2 million, with their count and a note', async () => {
+    const { token } = await newCaller('many postings')
+    boardAnswering(`[${Array<string>(1_200_000).fill('{}').join(',')}]`)
+    const res = await action(RESEARCH, { domain: DOMAIN, ...sectionsOffExcept('job_openings') }, token)
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+    const jobs = res.body.response.sections.job_openings
+    expect(jobs.status).toBe('ok')
+    expect(jobs.data.count).toBe(1_200_000)
+    expect(jobs.data.jobs).toHaveLength(MAX_JOB_POSTINGS)
+    expect(jobs.note).toBe('1200000 postings were found; the first 1000 are listed.')
+  }, 120_000)
+
+  // Failed before: the section was kept whole (1.3 MB here; nothing bounded it but the upstreams'
+  // answers, and at 25 MiB KV refused it and the report failed).
+  it('leaves out a section whose data passes 1 MiB, with a note, uncached, and keeps the others', async () => {
+    const { accountId, token } = await newCaller('a huge section')
+    const job = (i: number) => ({ id: i, title: `${'t'.repeat(2000)}${i}`, updated_at: '2026-01-01', absolute_url: `https://boards.greenhouse.io/acmerobotics/jobs/${i}` })
+    boardAnswering(JSON.stringify(Array.from({ length: 600 }, (_, i) => job(i))))
+    const res = await action(RESEARCH, { domain: DOMAIN, ...sectionsOffExcept('job_openings', 'contact') }, token)
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+    const { job_openings: jobs, contact } = res.body.response.sections
+    expect(jobs).toMatchObject({
+      status: 'error',
+      data: null,
+      note: `The job_openings section's data came to more than ${SECTION_MAX_BYTES} bytes of JSON, more than a section keeps, and was left out`,
+    })
+    expect(contact.status).toBe('ok')
+    expect(res.body.response.summary.error).toEqual(['job_openings'])
+    expect(await env.CACHE.get(`research:v1:${accountId}:${DOMAIN}:job_openings`)).toBeNull()
+    expect(await env.CACHE.get(`research:v1:${accountId}:${DOMAIN}:contact`)).not.toBeNull()
+  }, 120_000)
 })
 
 describe('no row past D1 limits', () => {
