@@ -9,7 +9,7 @@ import { MAX_JOB_POSTINGS } from '../src/research/sections/external'
 import { utf8Length } from '../src/lib/json-size'
 import { KV_MAX_VALUE_BYTES as STORE_KV_MAX, loadJson, storeJson, StoredValueTooLargeError } from '../src/runtime/blobs'
 import { action, mockFetch, newCaller, request, withSettings, type Json } from './helpers'
-import { KV_MAX_VALUE_BYTES, oversizedRows } from './store-limits'
+import { KV_MAX_KEY_BYTES, KV_MAX_VALUE_BYTES, oversizedRows, withProductionD1 } from './store-limits'
 import { DOMAIN, openUpstreams, sectionsOffExcept } from './research/fakes'
 import { VIDEO_ID, yt } from './youtube/fixtures'
 
@@ -260,10 +260,12 @@ describe('agents hold at most 128 KiB of parameters and 256 KiB of workflow, so 
     expect(await oversizedRows()).toEqual([])
   }, 120_000)
 
-  it('answers and stores a search page of 100 agents at the caps, in every format', async () => {
+  it('answers and stores a search page of 100 agents at the caps, in every format, on a D1 with production limits', async () => {
     const { token } = await newCaller('a page of the largest agents')
     const agent = agentAt()
-    for (let i = 0; i < 100; i++) expect((await request('POST', '/v1/agents', { token, body: agent })).status).toBe(201)
+    await withProductionD1(async () => {
+      for (let i = 0; i < 100; i++) expect((await request('POST', '/v1/agents', { token, body: agent })).status).toBe(201)
+    })
     let largest = 0
     for (const format of [undefined, ...TOOL_FORMATS]) {
       const res = await action('search', { query: 'quarkzebra', status: 'private', limit: 100, format }, token)
@@ -330,6 +332,72 @@ describe('company research sections take at most 1 MiB each, so a report always 
     expect(res.body.response.summary.error).toEqual(['job_openings'])
     expect(await env.CACHE.get(`research:v1:${accountId}:${DOMAIN}:job_openings`)).toBeNull()
     expect(await env.CACHE.get(`research:v1:${accountId}:${DOMAIN}:contact`)).not.toBeNull()
+  }, 120_000)
+})
+
+/** Every KV key with its length in bytes. */
+async function kvKeyLengths(): Promise<{ name: string; bytes: number }[]> {
+  const out: { name: string; bytes: number }[] = []
+  let cursor: string | undefined
+  do {
+    const page = await env.CACHE.list({ cursor })
+    for (const k of page.keys) out.push({ name: k.name.slice(0, 80), bytes: utf8Length(k.name) })
+    cursor = page.list_complete ? undefined : page.cursor
+  } while (cursor)
+  return out
+}
+
+describe('KV keys hold caller text only within bounds that keep them under 512 bytes', () => {
+  it('keeps a variable in KV under the longest Workflow-Id and name (128 and 64 characters) for any lengths up to them (10 runs)', async () => {
+    const { token } = await newCaller('long keys')
+    const value = 'k'.repeat(600 * 1024)
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 128 }), fc.integer({ min: 1, max: 64 }), async (idLength, nameLength) => {
+        const headers = { 'workflow-id': `w${':'.repeat(idLength - 1)}` }
+        const name = `v${'_'.repeat(nameLength - 1)}`
+        const stored = await action('store_variable', { name, value }, token, headers)
+        expect(stored.status, JSON.stringify(stored.body).slice(0, 200)).toBe(200)
+        expect((await action('get_variable', { name }, token, headers)).body.response.value).toBe(value)
+      }),
+      { numRuns: 10, seed: 20261201, examples: [[128, 64]] },
+    )
+  }, 120_000)
+
+  it('caches research sections under the longest domain (253 characters), and keeps a long step of an agent in KV', async () => {
+    const { token } = await newCaller('long domain')
+    const domain = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`
+    const page = `<html lang="en"><title>Long</title><body><h1>Long</h1><a href="mailto:hello@${domain}">Mail us</a> <a href="tel:+14155550199">Call</a></body></html>`
+    mockFetch((req) => (new URL(req.url).hostname === domain ? new Response(page, { headers: { 'content-type': 'text/html' } }) : new Response('not here', { status: 404 })))
+    expect(domain).toHaveLength(253)
+    const res = await action(RESEARCH, { domain, ...sectionsOffExcept('contact') }, token)
+    expect(res.body.response?.sections?.contact?.status).toBe('ok')
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+    expect((await kvKeyLengths()).filter((k) => k.name.startsWith('research:')).length).toBeGreaterThan(0)
+
+    const step = `s${'x'.repeat(39)}`
+    const parameters = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }
+    const workflow = { steps: [{ id: step, action: 'store_variable', input: { name: 'text', value: '{{input.text}}' } }] }
+    const agent = await request('POST', '/v1/agents', { token, body: { name: 'Long step', description: 'Keeps a long text', parameters, workflow } })
+    expect(agent.status).toBe(201)
+    const run = await action('invoke_agent', { id: agent.body.response.id, input: { text: 'y'.repeat(600 * 1024) } }, token, { 'idempotency-key': 'long-step' })
+    expect(run.status, JSON.stringify(run.body).slice(0, 300)).toBe(200)
+    expect((await kvKeyLengths()).some((k) => k.name.startsWith('blob:step:'))).toBe(true)
+    for (const k of await kvKeyLengths()) expect(k.bytes, k.name).toBeLessThanOrEqual(KV_MAX_KEY_BYTES)
+  }, 120_000)
+})
+
+describe("statements whose size a caller decides stay within D1's 100 bound parameters and 100 KB of SQL", () => {
+  // Local D1 enforces both limits as production does, so an answer other than 200 here would be one.
+  it('searches with queries of up to 40 distinct words, typos among them, in every visibility (12 runs)', async () => {
+    const { token } = await newCaller('wide queries')
+    const word = fc.stringMatching(/^[a-z]{4,24}$/)
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(word, { minLength: 20, maxLength: 40 }), fc.constantFrom('public', 'private', 'team', 'all'), async (words, status) => {
+        const res = await action('search', { query: [...words, 'quarkzebr', 'lorem'].join(' '), status, limit: 100 }, token)
+        expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+      }),
+      { numRuns: 12, seed: 20261201 },
+    )
   }, 120_000)
 })
 
