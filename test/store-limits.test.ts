@@ -114,7 +114,7 @@ async function crmRecord(accountId: string, id: string): Promise<{ bytes: number
 }
 
 describe('built-in CRM records hold at most 1,000,000 bytes of properties', () => {
-  // Failed before: every update merged into the record, which grew to 2,280,000 bytes, past the
+  // Failed before: every update merged into the record, which grew to 2,268,322 bytes, past the
   // 2,000,000 D1 stores in a value or row (production D1 would have failed the 11th update, and its
   // associations with it, as a 500).
   it('refuses, with a 413 naming /properties and none of its associations, the update that would take a record past it', async () => {
