@@ -121,10 +121,19 @@ export function inInputOrder(data: unknown): unknown[] | null {
   return out
 }
 
+/**
+ * Dimensions a vector may have: twice the largest embedding models' 4,096. An agent's vector is one
+ * D1 value (a byte a dimension), and an endpoint answering 5 MiB of zeros for one text gives 2.6
+ * million, past the 2,000,000 bytes D1 stores: the batch of vectors saved with it failed, and the
+ * same agents were sent again on every run.
+ */
+export const MAX_EMBEDDING_DIMENSIONS = 8192
+
 /** Checked, unit-length vectors of an embeddings answer. */
 export function vectorsOf(data: unknown, count: number, service: string): Float32Array[] {
   if (!Array.isArray(data) || data.length !== count) throw new Error(`${service} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`)
   const dims = (data[0] as unknown[] | undefined)?.length ?? 0
+  if (dims > MAX_EMBEDDING_DIMENSIONS) throw new Error(`${service} returned vectors of ${dims} dimensions, more than the ${MAX_EMBEDDING_DIMENSIONS} agent search stores`)
   return data.map((v) => {
     if (!Array.isArray(v) || v.length === 0 || v.length !== dims || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new Error(`${service} returned a malformed vector`)

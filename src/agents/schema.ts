@@ -1,4 +1,21 @@
 import { z } from 'zod'
+import { jsonSize } from '../lib/json-size'
+
+/**
+ * Bytes of JSON an agent's parameters and workflow take at most, as stored. Every field has a limit
+ * of its own, but 100 parameters of 100 enum values each came to megabytes: an agent row (parameters,
+ * their text again for the index, workflow) then passed the 2,000,000 bytes D1 stores in a row, and a
+ * search page of 26 such agents (each hit carries its parameters) the 25 MiB KV stores in a run's
+ * result, failing every search that found them. At these caps a row stays under 600 KB and a
+ * page of 100 hits, in any format, under 20 MB.
+ */
+export const MAX_PARAMETERS_BYTES = 128 * 1024
+export const MAX_WORKFLOW_BYTES = 256 * 1024
+
+/** A zod issue when `value`'s JSON passes `max` bytes. */
+function checkSize(value: unknown, max: number, what: string, ctx: z.RefinementCtx): void {
+  if (jsonSize(value, max) > max) ctx.addIssue({ code: 'custom', path: [], message: `more than ${max} bytes of JSON: an agent's ${what} may take at most ${max}` })
+}
 
 /** "__proto__" is left out: as an object key in JavaScript it names the prototype, not a parameter. */
 const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]{0,63}$/
@@ -46,6 +63,7 @@ export const ParametersSchema = z
       if (!(name in p.properties)) ctx.addIssue({ code: 'custom', path: ['required', i], message: `"${name}" is not a declared parameter` })
     })
     if (new Set(p.required).size !== p.required.length) ctx.addIssue({ code: 'custom', path: ['required'], message: 'names must be unique' })
+    checkSize(p, MAX_PARAMETERS_BYTES, 'parameters', ctx)
   })
 
 export type Parameters = z.output<typeof ParametersSchema>
@@ -61,10 +79,12 @@ export const StepSchema = z.strictObject({
   input: jsonObject.default({}),
 })
 
-export const WorkflowSchema = z.strictObject({
-  steps: z.array(StepSchema).min(1).max(20),
-  output: z.string().max(2000).optional().describe('Reference to the agent result, e.g. "{{steps.research}}"; default: the last step'),
-})
+export const WorkflowSchema = z
+  .strictObject({
+    steps: z.array(StepSchema).min(1).max(20),
+    output: z.string().max(2000).optional().describe('Reference to the agent result, e.g. "{{steps.research}}"; default: the last step'),
+  })
+  .superRefine((w, ctx) => checkSize(w, MAX_WORKFLOW_BYTES, 'workflow', ctx))
 
 export type Workflow = z.output<typeof WorkflowSchema>
 

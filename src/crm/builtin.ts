@@ -7,7 +7,9 @@ import {
   insertCrmObject,
   listCrmObjects,
   isUniqueViolation,
+  isRecordTooLarge,
   listCrmAssociations,
+  CRM_RECORD_MAX_BYTES,
   patchCrmObject,
   type CrmIndexColumns,
   type CrmLinkRow,
@@ -15,6 +17,7 @@ import {
   type CrmUnless,
 } from '../db/crm'
 import { ApiError } from '../http/errors'
+import { jsonSize } from '../lib/json-size'
 import { setOwn } from '../lib/objects'
 import { ProviderError } from '../providers/errors'
 import { normalizeDomain, normalizeEmail } from './input'
@@ -107,6 +110,11 @@ export function checkWrite(type: ObjectType, properties: Record<string, string>)
     )
   }
   return index
+}
+
+function recordTooLarge(type: ObjectType, id: string | null): ApiError {
+  const message = `The built-in CRM keeps at most ${CRM_RECORD_MAX_BYTES} bytes of properties (as JSON) in a record, and this write would take ${id === null ? `the new ${type} record` : `${type} record ${id}`} past it; nothing was written`
+  return new ApiError('PAYLOAD_TOO_LARGE', message, [{ path: '/properties', message: `more than ${CRM_RECORD_MAX_BYTES} bytes of properties in the record` }])
 }
 
 function assertNotSelf(type: ObjectType, target: CrmObjectRow | null, associations: AssociationInput[]): void {
@@ -209,6 +217,8 @@ export class BuiltinCrm implements CrmService {
     unless: CrmUnless | null = null,
   ): Promise<CrmObjectRow | null> {
     const now = Date.now()
+    // The triggers refuse it too; measured here, a patch that cannot fit on its own never reaches D1.
+    if (jsonSize(properties, CRM_RECORD_MAX_BYTES) > CRM_RECORD_MAX_BYTES) throw recordTooLarge(type, id)
     let written = id
     try {
       if (id === null) {
@@ -217,6 +227,7 @@ export class BuiltinCrm implements CrmService {
       } else if (!(await patchCrmObject(this.db, this.accountId, type, id, properties, index, links, now))) written = null
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProviderError('conflict', `Another contact already has email ${index.email}`, 'properties')
+      if (isRecordTooLarge(err)) throw recordTooLarge(type, id)
       throw err
     }
     // A concurrent delete between the lookup and the write leaves nothing to read back.

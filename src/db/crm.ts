@@ -192,6 +192,18 @@ export async function deleteCrmObject(db: D1Database, accountId: string, type: s
   return results[0].meta.changes > 0
 }
 
+/**
+ * Bytes of JSON a record's properties hold at most, enforced by the table's triggers
+ * (migrations/0019_crm_record_size.sql). Half of D1's 2,000,000 bytes a value, so a record at the
+ * limit merged with an update of as much is still a value D1 computes before the check refuses it.
+ */
+export const CRM_RECORD_MAX_BYTES = 1_000_000
+
+/** True for the triggers' refusal of a record past CRM_RECORD_MAX_BYTES; nothing of its batch was written. */
+export function isRecordTooLarge(err: unknown): boolean {
+  return err instanceof Error && err.message.includes('crm record properties too large')
+}
+
 /** True for D1's unique-constraint failure (a second contact with the same email). */
 export function isUniqueViolation(err: unknown): boolean {
   return err instanceof Error && /UNIQUE constraint failed/i.test(err.message)

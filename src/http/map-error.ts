@@ -1,6 +1,7 @@
 import type { MissingKeyError } from '../lib/crypto'
 import type { ProviderError, UnsafeUrlError, UpstreamError } from '../providers/errors'
 import { MAX_RETRY_AFTER_SECONDS } from '../providers/web/retry-after'
+import type { StoredValueTooLargeError } from '../runtime/blobs'
 import type { ExpansionTooDeepError, ExpansionTooLargeError, UnresolvedReferenceError } from '../runtime/templates'
 import { MAX_JSON_DEPTH } from '../lib/json-depth'
 import { ApiError, isApiError, type ErrorCode } from './errors'
@@ -48,6 +49,10 @@ export function toApiError(err: unknown): ApiError | null {
       const e = err as ExpansionTooDeepError
       const message = `resolving {{...}} references nests the input deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`
       return new ApiError('VALIDATION_FAILED', `Input too deep at ${e.field}: ${message}`, [{ path: e.field, message }])
+    }
+    case 'StoredValueTooLarge': {
+      const e = err as StoredValueTooLargeError
+      return new ApiError('PAYLOAD_TOO_LARGE', e.message, [{ path: e.field.path, message: `more than ${e.limit} bytes as stored` }])
     }
     case 'MissingBlobError':
       return new ApiError('NOT_FOUND', 'A stored value is no longer available: it expired or was purged')

@@ -1,4 +1,5 @@
 import { toApiError } from '../http/map-error'
+import { jsonSize } from '../lib/json-size'
 import type { ActionContext } from '../runtime/context'
 import { errorFields } from '../runtime/log'
 import { readSection, writeSection } from './cache'
@@ -7,6 +8,15 @@ import { SECTION_NAMES, type ResearchInputs, type SectionName, type SectionOutco
 
 /** At most this many sections run at once: enough to overlap slow upstreams, few enough to be polite. */
 const CONCURRENCY = 6
+
+/**
+ * Bytes of JSON one section's result takes at most. A section is a KV cache entry, a memoized step
+ * and part of the report (a run's result, at most 25 MiB in KV): its data comes from upstreams and
+ * pages a domain's owner writes, so one far larger than any real section (the fixture company's
+ * report of all 16 is 14 KB, its largest section 2.3 KB) is left out whole, with a note, and a report
+ * stays under 17 MiB.
+ */
+export const SECTION_MAX_BYTES = 1024 * 1024
 
 /** A full report. */
 export interface ResearchReport {
@@ -95,8 +105,20 @@ async function runSection(inputs: ResearchInputs, name: SectionName, forceRefres
     note: outcome.note ?? null,
     cached: false,
   }
+  if (jsonSize(result, SECTION_MAX_BYTES) > SECTION_MAX_BYTES) return { result: leftOut(name, result), hit: false }
   if (outcome.cacheable && outcome.status !== 'error') await writeSection(ctx.cache, ctx.account.id, domain, name, result, PROVIDERS[name].ttlSeconds)
   return { result, hit: false }
+}
+
+/** A section whose result came to more than SECTION_MAX_BYTES: an error naming the size, its sources kept. */
+function leftOut(name: SectionName, result: SectionResult): SectionResult {
+  return {
+    ...result,
+    status: 'error',
+    data: null,
+    sources: result.sources.slice(0, 20),
+    note: `The ${name} section's data came to more than ${SECTION_MAX_BYTES} bytes of JSON, more than a section keeps, and was left out`,
+  }
 }
 
 /** What the sections of one report share: its domain, the run, the finished sections, and loads made once (a page, a lookup). */

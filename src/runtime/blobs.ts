@@ -5,10 +5,16 @@
  * a caller's value is always data, whatever it looks like.
  */
 import { open, seal } from '../lib/crypto'
-import { utf8Length } from '../lib/json-size'
+import { jsonSize, utf8Length } from '../lib/json-size'
 
 /** Bytes of UTF-8 a value column holds at most: a run row holds up to three at once (input, output, metadata). */
 export const INLINE_LIMIT = 512 * 1024
+
+/**
+ * Bytes one KV value holds at most (25 MiB): KV refuses a longer put, which would surface as a 500
+ * after the work was done, so a value past it is refused by name first.
+ */
+export const KV_MAX_VALUE_BYTES = 25 * 1024 * 1024
 
 /** Where a stored value lives; see migrations/0012_stored_kinds.sql. */
 export type StoredKind = 'inline' | 'kv' | 'sealed' | 'sealed+kv'
@@ -39,6 +45,24 @@ export const blobKeys = {
   },
 }
 
+/** What a stored value is, for the error that refuses one too large: a pointer and words. */
+export interface StoredField {
+  path: string
+  what: string
+}
+
+/** A value whose stored text (sealed, when it is sealed) is past what one KV value holds; `bytes` is at least its size. */
+export class StoredValueTooLargeError extends Error {
+  constructor(
+    readonly field: StoredField,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`${field.what} is too large to store: more than the ${limit} bytes (25 MiB) one stored value may hold`)
+    this.name = 'StoredValueTooLarge'
+  }
+}
+
 /** Thrown when a row says its value is in KV and KV has no such key (purged or expired). */
 export class MissingBlobError extends Error {
   constructor(readonly key: string) {
@@ -47,20 +71,34 @@ export class MissingBlobError extends Error {
   }
 }
 
+/** How a value is stored: sealed or not, for how long, and what it is (named when it is refused). */
+export interface StoreOptions {
+  sealWith?: SealWith
+  ttlSeconds?: number
+  field?: StoredField
+}
+
+const VALUE: StoredField = { path: '/', what: 'The value' }
+
 /**
  * Stores text for a row: in the row when small, else in KV under `key`; sealed first when `sealWith`
- * is given. `ttlSeconds` lets KV drop a blob its row can no longer outlive.
+ * is given. `ttlSeconds` lets KV drop a blob its row can no longer outlive. Past KV_MAX_VALUE_BYTES
+ * it throws StoredValueTooLargeError, having stored nothing.
  */
-export async function storeText(cache: KVNamespace, key: string, text: string, opts: { sealWith?: SealWith; ttlSeconds?: number } = {}): Promise<Stored> {
+export async function storeText(cache: KVNamespace, key: string, text: string, opts: StoreOptions = {}): Promise<Stored> {
   const body = opts.sealWith ? await seal(opts.sealWith.key, text, opts.sealWith.context) : text
   const sealed = opts.sealWith !== undefined
   if (body.length <= INLINE_LIMIT && utf8Length(body) <= INLINE_LIMIT) return { text: body, kind: sealed ? 'sealed' : 'inline' }
+  const bytes = utf8Length(body)
+  if (bytes > KV_MAX_VALUE_BYTES) throw new StoredValueTooLargeError(opts.field ?? VALUE, bytes, KV_MAX_VALUE_BYTES)
   await cache.put(key, body, opts.ttlSeconds ? { expirationTtl: Math.max(60, Math.ceil(opts.ttlSeconds)) } : undefined)
   return { text: '', kind: sealed ? 'sealed+kv' : 'kv' }
 }
 
-/** Stores a JSON value for a row (see storeText). */
-export function storeJson(cache: KVNamespace, key: string, value: unknown, opts: { sealWith?: SealWith; ttlSeconds?: number } = {}): Promise<Stored> {
+/** Stores a JSON value for a row (see storeText); one whose JSON alone is past KV's limit is refused before its text is built. */
+export function storeJson(cache: KVNamespace, key: string, value: unknown, opts: StoreOptions = {}): Promise<Stored> {
+  const size = jsonSize(value ?? null, KV_MAX_VALUE_BYTES)
+  if (size > KV_MAX_VALUE_BYTES) return Promise.reject(new StoredValueTooLargeError(opts.field ?? VALUE, size, KV_MAX_VALUE_BYTES))
   return storeText(cache, key, JSON.stringify(value ?? null), opts)
 }
 

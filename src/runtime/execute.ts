@@ -30,7 +30,7 @@ import { setOwn } from '../lib/objects'
 import { clearableTimeout } from '../lib/timers'
 import { assertPublicDestination } from '../providers/web/dns'
 import { createGuardedFetch } from '../providers/web/fetch'
-import { isInline } from './blobs'
+import { blobKeys, isInline, type Stored } from './blobs'
 import type { ActionContext, Admission, AgentScope, RunAccount } from './context'
 import { isContinueLater } from './jobs'
 import { errorFields, type Logger } from './log'
@@ -257,7 +257,14 @@ async function startRun(rt: Runtime, caller: Caller, signal: AbortSignal, action
   const recorded = recordedInput(action, input, ctx.secrets)
   const hasSecrets = recorded !== input || ctx.secrets.size > 0
   const stored = await storeRunValue(rt.env, rt.config, runId, 'input', recorded)
-  const job = mode === 'queued' ? await storeJobInput(rt.env, rt.config, runId, input, hasSecrets) : null
+  let job: Stored | null = null
+  try {
+    if (mode === 'queued') job = await storeJobInput(rt.env, rt.config, runId, input, hasSecrets)
+  } catch (err) {
+    // A refused request leaves nothing behind, not even the blob of the input that did fit.
+    if (stored.kind !== 'inline') await rt.env.CACHE.delete(blobKeys.run(runId, 'input'))
+    throw err
+  }
   const run: NewRun = {
     id: runId,
     account_id: caller.account.id,

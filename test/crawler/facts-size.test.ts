@@ -15,10 +15,9 @@ import { TEST_DNS, withFakeDns } from '../fake-dns'
 import { fakeSite, htmlPage } from './fake-site'
 import { hostilePageOfSize } from '../fixtures/hostile-facts'
 import { mockFetch, newCaller, runningRun, type Json } from '../helpers'
+import { withD1ValueLimit } from '../store-limits'
 
 const ORIGIN = 'https://hostile.example.org'
-/** D1's limit on a string, BLOB or row, in bytes (developers.cloudflare.com/d1/platform/limits). */
-const D1_MAX_VALUE = 2_000_000
 /** Pages of 3 MB (the crawler's cap is 3 MiB), each with one field as long as the page allows. */
 const HOSTILE: Record<string, string[]> = {
   '/title': ['title'],
@@ -66,49 +65,6 @@ async function newRun(): Promise<string> {
   const id = `run_${crypto.randomUUID().replace(/-/g, '')}`
   await insertRun(env.DB, runningRun(id, accountId, 'content_audit_generate_audit_action'))
   return id
-}
-
-/**
- * The D1 binding with production D1's refusal of a bound value over 2,000,000 bytes (local D1
- * stores any size): a statement binding one fails, and so does a batch holding it, as D1 runs a
- * batch as one transaction.
- */
-function withD1ValueLimit(db: D1Database): D1Database {
-  const real = new WeakMap<object, D1PreparedStatement>()
-  const oversized = new WeakSet<object>()
-  const tooBig = () => new Error('D1_ERROR: string or blob too big: SQLITE_TOOBIG')
-  const wrap = (statement: D1PreparedStatement, big: boolean): D1PreparedStatement => {
-    const proxy = new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop) as unknown
-        if (typeof value !== 'function') return value
-        if (prop === 'bind')
-          return (...values: unknown[]) =>
-            wrap(
-              target.bind(...values),
-              values.some((v) => typeof v === 'string' && utf8Length(v) > D1_MAX_VALUE),
-            )
-        if (big && (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw')) return () => Promise.reject(tooBig())
-        return (value as (...a: unknown[]) => unknown).bind(target)
-      },
-    })
-    real.set(proxy, statement)
-    if (big) oversized.add(proxy)
-    return proxy
-  }
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => wrap(target.prepare(sql), false)
-      if (prop === 'batch') {
-        return async (statements: D1PreparedStatement[]) => {
-          if (statements.some((s) => oversized.has(s))) throw tooBig()
-          return target.batch(statements.map((s) => real.get(s) ?? s))
-        }
-      }
-      const value = Reflect.get(target, prop) as unknown
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-    },
-  })
 }
 
 const limits: CrawlLimits = { maxPages: 100, concurrency: 4, pagesPerMessage: 1000, messageBudgetMs: 60_000 }

@@ -110,6 +110,13 @@ export const webTraffic: SectionProvider = {
  */
 export const MAX_JOB_BOARDS = 5
 
+/**
+ * Postings a report lists; `count` says how many were found. A board answers up to 5 MiB, and a
+ * posting as listed takes 90 bytes or more even when the board sent `{}`: 1.7 million of them made a
+ * section of 150 MB, past what KV stores, and failed the report.
+ */
+export const MAX_JOB_POSTINGS = 1000
+
 /** Current postings from the Greenhouse, Lever or Ashby board linked from the careers page, or JobPosting JSON-LD. */
 export const jobOpenings: SectionProvider = {
   name: 'job_openings',
@@ -124,16 +131,20 @@ export const jobOpenings: SectionProvider = {
     const sources = scanned.map((p) => p.url)
     const jobs: JobPosting[] = []
     const notes: string[] = []
+    let found = 0
     for (const board of boards) {
       try {
         const got = await listJobs(inputs.ctx, board)
-        for (const job of got.jobs) jobs.push(job)
+        found += got.jobs.length
+        for (const job of got.jobs.slice(0, MAX_JOB_POSTINGS - jobs.length)) jobs.push(job)
         sources.push(got.url)
       } catch (err) {
         notes.push(`${board.kind} board "${board.token}" could not be read: ${(err as Error).message}`)
       }
     }
     for (const j of ldOfType(scanned, ['JobPosting'])) {
+      found++
+      if (jobs.length >= MAX_JOB_POSTINGS) continue
       const loc = (j.jobLocation as Record<string, unknown>)?.address as Record<string, unknown> | undefined
       jobs.push({
         title: String(j.title ?? ''),
@@ -147,6 +158,7 @@ export const jobOpenings: SectionProvider = {
     }
     if (!boards.length && !jobs.length) return unavailable(`No Greenhouse, Lever or Ashby board or JobPosting data is linked from ${inputs.domain}'s careers page.`, sources)
     if (!jobs.length && notes.length) throw new UpstreamError('job boards', 'status', [...notes, unread].filter(Boolean).join(' '))
-    return ok({ boards, count: jobs.length, jobs }, sources, [...notes, unread].filter(Boolean).join(' ') || null)
+    const cut = found > jobs.length ? `${found} postings were found; the first ${jobs.length} are listed.` : null
+    return ok({ boards, count: found, jobs }, sources, [...notes, unread, cut].filter(Boolean).join(' ') || null)
   },
 }
