@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { discoverSite, isPostSitemap } from '../../src/crawler/site'
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
+import { arrayWork } from '../array-work'
 
 const ORIGIN = 'https://shop.example.org'
 
@@ -23,6 +24,18 @@ function siteFetch(files: Record<string, [number, string, string]>) {
 const HOME: [number, string, string] = [200, 'text/html', '<html><body><a href="/shop/a">A</a></body></html>']
 
 describe('site discovery', () => {
+  // Failed before: every sitemap URL searched the seeds so far, so a sitemap listing 2,000
+  // distinct URLs and then one of them 3,000 times compared 6 million seeds (0.85 s in Node for
+  // URLs of 2,000 characters).
+  it('seeds the crawl from a sitemap of repeated URLs in linear work', async () => {
+    const distinct = Array.from({ length: 1998 }, (_, i) => `${ORIGIN}/p${i}`)
+    const listed = [...distinct, ...Array<string>(3002).fill(distinct[1997])]
+    const sitemap = `<urlset>${listed.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`
+    const fetch = siteFetch({ '/': HOME, '/sitemap.xml': [200, 'application/xml', sitemap] })
+    const { result, work } = await arrayWork(() => discoverSite(fetch, ORIGIN, 'full_site', undefined, 1000))
+    expect(result.seeds).toEqual([`${ORIGIN}/`, ...distinct])
+    expect(work).toBeLessThanOrEqual(200 * listed.length)
+  })
   it('reports a sitemap robots.txt declares but the site does not serve', async () => {
     const site = await discoverSite(siteFetch({ '/robots.txt': [200, 'text/plain', `User-agent: *\nAllow: /\nSitemap: ${ORIGIN}/sitemap-main.xml`], '/': HOME }), ORIGIN, 'full_site', undefined, 100)
     expect(site.sitemaps.errors).toEqual([{ url: `${ORIGIN}/sitemap-main.xml`, message: 'HTTP 404' }])
