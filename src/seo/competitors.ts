@@ -38,12 +38,18 @@ export function competitorLandscape(citations: CitationPart, keywords: KeywordPa
   for (const q of citations.questions) {
     for (const r of q.results) {
       if (r.status !== 'ok') continue
+      // Each cited URL's domain is read once per answer, not once per domain it cites (tens of thousands).
+      const firstUrl = new Map<string, string>()
+      for (const u of r.cited_urls) {
+        const d = registrableDomain(u)
+        if (d && !firstUrl.has(d)) firstUrl.set(d, u)
+      }
       for (const d of r.competitors_cited) {
         const c = get(d)
         c.citations++
         if (!c.engines.includes(r.engine)) c.engines.push(r.engine)
         if (!c.questions.includes(q.question)) c.questions.push(q.question)
-        const url = r.cited_urls.find((u) => registrableDomain(u) === d)
+        const url = firstUrl.get(d)
         if (url && c.examples.length < EXAMPLES && !c.examples.some((e) => e.url === url)) c.examples.push({ url, via: `${r.engine}: "${q.question}"` })
       }
     }

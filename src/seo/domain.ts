@@ -14,10 +14,10 @@ export function registrableDomain(urlOrHost: string): string | null {
 
 /** Registrable domains of a list of URLs, deduplicated in first-seen order. */
 export function domainsOf(urls: string[]): string[] {
-  const out: string[] = []
+  const out = new Set<string>()
   for (const u of urls) {
     const d = registrableDomain(u)
-    if (d && !out.includes(d)) out.push(d)
+    if (d) out.add(d)
   }
-  return out
+  return [...out]
 }

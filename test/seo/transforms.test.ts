@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { readAnthropicSearch } from '../../src/providers/anthropic-search/transform'
 import { readOpenAiSearch } from '../../src/providers/openai-search/transform'
 import { readPerplexity } from '../../src/providers/perplexity/transform'
-import { compareCitations, findGaps, type QuestionCitations } from '../../src/seo/citations'
-import { registrableDomain } from '../../src/seo/domain'
+import { compareCitations, competitorsOf, findGaps, type CitationPart, type QuestionCitations, type QuestionEngineResult } from '../../src/seo/citations'
+import { competitorLandscape } from '../../src/seo/competitors'
+import { domainsOf, registrableDomain } from '../../src/seo/domain'
+import type { KeywordPart } from '../../src/seo/keywords'
 import { firstResult, readIdeas, readRankings, readSerp } from '../../src/seo/keywords/dataforseo-transform'
 import { opportunityScore } from '../../src/seo/keywords'
 import { candidateKeywords } from '../../src/seo/keywords/candidates'
@@ -16,6 +18,8 @@ import ranked from '../fixtures/dataforseo-keywords/ranked_keywords.json'
 import serp from '../fixtures/dataforseo-keywords/serp.json'
 import openai from '../fixtures/openai-search/responses-web-search.json'
 import perplexity from '../fixtures/perplexity/sonar-answer.json'
+import * as before from '../fixtures/before-quad/answers'
+import { arrayWork } from '../array-work'
 
 describe('answer engine transforms', () => {
   it('reads Perplexity citations as cited URLs and search results as sources', () => {
@@ -171,5 +175,176 @@ describe('template questions in linear time', () => {
 
   it('returns on a long hostile topic', () => {
     expect(templateQuestions(`a${'!'.repeat(100_000)}b`, 'standard', 2026).length).toBeGreaterThan(0)
+  })
+})
+
+describe('answer engine citations in linear work', () => {
+  // URLs that repeat, differ only by OpenAI's tag, share a registrable domain, belong to the site, or are no URL.
+  const URLS = [
+    'https://a.test/1',
+    'https://a.test/1?utm_source=openai',
+    'https://www.a.test/2',
+    'http://b.test/x',
+    'https://shop.c.co.uk/y',
+    'https://site.test/p',
+    'https://blog.site.test/q?utm_source=openai&x=1',
+    'ftp://d.test/',
+    'not a url',
+  ]
+  const url = fc.option(fc.constantFrom(...URLS), { nil: undefined })
+  const urls = fc.array(fc.constantFrom(...URLS), { maxLength: 12 })
+  const domain = fc.constantFrom('a.test', 'b.test', 'c.co.uk', 'site.test', 'd.test')
+  const engine = fc.constantFrom('perplexity', 'openai_web_search', 'anthropic_web_search') as fc.Arbitrary<QuestionEngineResult['engine']>
+  const distinct = (n: number) => Array.from({ length: n }, (_, i) => `https://d${i}.test/page`)
+  const N = 5000
+
+  const anthropicBody = fc.record({
+    model: fc.option(fc.constant('claude'), { nil: undefined }),
+    content: fc.array(
+      fc.oneof(
+        fc.record({
+          type: fc.constant('text'),
+          text: fc.string({ maxLength: 5 }),
+          citations: fc.option(fc.array(fc.record({ type: fc.constantFrom('web_search_result_location', 'char_location'), url }), { maxLength: 6 })),
+        }),
+        fc.record({
+          type: fc.constant('web_search_tool_result'),
+          content: fc.oneof(
+            fc.array(fc.record({ type: fc.constantFrom('web_search_result', 'other'), url }), { maxLength: 6 }),
+            fc.record({ error_code: fc.option(fc.constant('max_uses_exceeded'), { nil: undefined }) }),
+          ),
+        }),
+        fc.record({ type: fc.constant('server_tool_use') }),
+      ),
+      { maxLength: 6 },
+    ),
+  })
+  const openAiBody = fc.record({
+    model: fc.option(fc.constant('gpt'), { nil: undefined }),
+    output: fc.array(
+      fc.oneof(
+        fc.record({ type: fc.constant('web_search_call'), action: fc.record({ sources: fc.array(fc.record({ url }), { maxLength: 6 }) }) }),
+        fc.record({
+          type: fc.constant('message'),
+          content: fc.array(
+            fc.record({
+              type: fc.constantFrom('output_text', 'refusal'),
+              text: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }),
+              annotations: fc.array(fc.record({ type: fc.constantFrom('url_citation', 'file_citation'), url: fc.constantFrom(...URLS) }), { maxLength: 6 }),
+            }),
+            { maxLength: 3 },
+          ),
+        }),
+      ),
+      { maxLength: 6 },
+    ),
+  })
+
+  it('reads answers as before: the same cited and consulted URLs, in the same order', () => {
+    fc.assert(
+      fc.property(anthropicBody, (body) => {
+        expect(readAnthropicSearch(body as never)).toEqual(before.readAnthropicSearch(body as never))
+      }),
+      { numRuns: 500 },
+    )
+    fc.assert(
+      fc.property(openAiBody, (body) => {
+        expect(readOpenAiSearch(body as never)).toEqual(before.readOpenAiSearch(body as never))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('compares citations and gathers competitors as before', () => {
+    fc.assert(
+      fc.property(urls, domain, (cited, site) => {
+        expect(compareCitations(cited, site)).toEqual(before.compareCitations(cited, site))
+        expect(domainsOf(cited)).toEqual(before.compareCitations(cited, '').cited_domains)
+      }),
+      { numRuns: 500 },
+    )
+    fc.assert(
+      fc.property(fc.array(fc.record({ competitors_cited: fc.array(domain, { maxLength: 6 }) }), { maxLength: 4 }), (results) => {
+        expect(competitorsOf(results)).toEqual(before.competitorsOf(results))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('ranks competitors as before', () => {
+    const result = fc.record({ engine, status: fc.constantFrom('ok', 'error'), cited_urls: urls, competitors_cited: fc.array(domain, { maxLength: 5 }) })
+    const question = fc.record({ question: fc.constantFrom('q1?', 'q2?', 'q3?'), results: fc.array(result, { maxLength: 3 }) })
+    const serp = fc.record({ keyword: fc.constantFrom('k1', 'k2'), results: fc.array(fc.record({ position: fc.nat(20), url: fc.constantFrom(...URLS), title: fc.constant(null) }), { maxLength: 5 }) })
+    fc.assert(
+      fc.property(fc.array(question, { maxLength: 4 }), fc.constantFrom('ok', 'error'), fc.array(serp, { maxLength: 3 }), domain, (questions, status, serps, site) => {
+        const citations = { status, questions } as unknown as CitationPart
+        const keywords = { source: 'dataforseo', serps } as unknown as KeywordPart
+        const { measured_at: _now, ...got } = competitorLandscape(citations, keywords, site)
+        const { measured_at: _then, ...want } = before.competitorLandscape(citations, keywords, site)
+        expect(got).toEqual(want)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  // Failed before: each list was deduplicated by searching itself, so an answer (up to 5 MB, about
+  // 80,000 distinct URLs) cost the square of its URLs: here about 12.5 million elements compared a
+  // list (16 s of CPU for 5 MB in Node).
+  it(`reads answers of ${N} distinct cited and consulted URLs in linear work`, async () => {
+    const cites = distinct(N)
+    const anthropicBody = {
+      content: [
+        { type: 'text', text: 'x', citations: cites.map((u) => ({ type: 'web_search_result_location', url: u })) },
+        { type: 'web_search_tool_result', content: cites.map((u) => ({ type: 'web_search_result', url: `${u}/2` })) },
+      ],
+    }
+    const anthropicWork = await arrayWork(() => readAnthropicSearch(anthropicBody as never))
+    expect(anthropicWork.result.sources).toHaveLength(2 * N)
+    expect(anthropicWork.work).toBeLessThanOrEqual(3 * N)
+    const openAiBody = {
+      output: [
+        { type: 'web_search_call', action: { sources: cites.map((u) => ({ url: `${u}/2` })) } },
+        { type: 'message', content: [{ type: 'output_text', text: 'x', annotations: cites.map((u) => ({ type: 'url_citation', url: u })) }] },
+      ],
+    }
+    const openAiWork = await arrayWork(() => readOpenAiSearch(openAiBody))
+    expect(openAiWork.result.sources).toHaveLength(2 * N)
+    expect(openAiWork.work).toBeLessThanOrEqual(3 * N)
+  })
+
+  // Failed before: the domains of one answer, and the competitors of one question, were
+  // deduplicated by searching the list so far (2.3 s for three answers of 20,000 domains in Node).
+  it(`compares answers citing ${N} distinct domains in linear work`, async () => {
+    const cited = distinct(N)
+    const compared = await arrayWork(() => compareCitations(cited, 'site.test'))
+    expect(compared.result.competitors).toHaveLength(N)
+    expect(compared.work).toBeLessThanOrEqual(3 * N)
+    const domains = await arrayWork(() => domainsOf(cited))
+    expect(domains.result).toHaveLength(N)
+    expect(domains.work).toBeLessThanOrEqual(3 * N)
+    const results = [0, 1, 2].map((k) => ({ competitors_cited: cited.map((u) => `${k}${registrableDomain(u)}`) }))
+    const gathered = await arrayWork(() => competitorsOf(results))
+    expect(gathered.result).toHaveLength(3 * N)
+    expect(gathered.work).toBeLessThanOrEqual(2 * 3 * N)
+  })
+
+  // Failed before: every competitor domain searched its answer's kept URLs (up to 20), parsing
+  // each one's domain again: 20 parses a domain, 2.5 s for 15 answers of 20,000 domains in Node.
+  it("finds each competitor's example URL without searching the answer again", async () => {
+    const cited = distinct(N)
+    const results = [0, 1, 2].map((k) => ({
+      engine: ['perplexity', 'openai_web_search', 'anthropic_web_search'][k],
+      status: 'ok',
+      cited_urls: cited.slice(k, k + 20),
+      competitors_cited: cited.map((u) => registrableDomain(u)!),
+    }))
+    const citations = { status: 'ok', questions: [{ question: 'q?', results }] } as unknown as CitationPart
+    const keywords = { source: 'none', serps: [] } as unknown as KeywordPart
+    const landscape = await arrayWork(() => competitorLandscape(citations, keywords, 'site.test'))
+    // Every domain is cited three times; d0's URL is kept by one answer, d1's by two (an example once).
+    expect(landscape.result.competitors[0]).toMatchObject({ domain: 'd0.test', citations: 3, examples: [{ url: cited[0], via: 'perplexity: "q?"' }] })
+    expect(landscape.result.competitors[1].examples.map((e) => e.url)).toEqual([cited[1]])
+    // Per competitor and answer: its engines and question (a few each) and its examples (at most four).
+    expect(landscape.work).toBeLessThanOrEqual(3 * N * 12)
   })
 })

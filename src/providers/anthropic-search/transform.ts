@@ -48,23 +48,24 @@ const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/
  */
 export function readAnthropicSearch(body: MessagesBody): { text: string; cited: string[]; sources: string[]; errors: string[]; model: string | null } {
   const texts: string[] = []
-  const cited: string[] = []
-  const sources: string[] = []
+  // Sets, not list searches: an answer of up to 5 MB may name 80,000 distinct URLs.
+  const cited = new Set<string>()
+  const sources = new Set<string>()
   const errors: string[] = []
   for (const block of body.content ?? []) {
     if (block.type === 'text') {
       const b = block as { text: string; citations?: { type: string; url?: string }[] | null }
       texts.push(b.text)
-      for (const c of b.citations ?? []) if (c.type === 'web_search_result_location' && isHttp(c.url) && !cited.includes(c.url)) cited.push(c.url)
+      for (const c of b.citations ?? []) if (c.type === 'web_search_result_location' && isHttp(c.url)) cited.add(c.url)
     } else if (block.type === 'web_search_tool_result') {
       const content = (block as { content: unknown }).content
       if (Array.isArray(content)) {
-        for (const r of content as { type: string; url?: string }[]) if (r.type === 'web_search_result' && isHttp(r.url) && !sources.includes(r.url)) sources.push(r.url)
+        for (const r of content as { type: string; url?: string }[]) if (r.type === 'web_search_result' && isHttp(r.url)) sources.add(r.url)
       } else if (content && typeof content === 'object') {
         errors.push(String((content as { error_code?: string }).error_code ?? 'unknown'))
       }
     }
   }
-  for (const u of cited) if (!sources.includes(u)) sources.push(u)
-  return { text: texts.join('').trim(), cited, sources, errors, model: body.model ?? null }
+  for (const u of cited) sources.add(u)
+  return { text: texts.join('').trim(), cited: [...cited], sources: [...sources], errors, model: body.model ?? null }
 }

@@ -47,26 +47,24 @@ const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/
 /** Answer text, cited URLs (`url_citation` annotations) and consulted URLs (web_search_call sources). */
 export function readOpenAiSearch(body: ResponsesBody): { text: string; cited: string[]; sources: string[]; model: string | null } {
   const texts: string[] = []
-  const cited: string[] = []
-  const sources: string[] = []
+  // Sets, not list searches: an answer of up to 5 MB may name 80,000 distinct URLs.
+  const cited = new Set<string>()
+  const sources = new Set<string>()
   for (const item of body.output ?? []) {
     if (item.type === 'web_search_call') {
-      for (const s of item.action?.sources ?? []) if (isHttp(s.url) && !sources.includes(s.url)) sources.push(s.url)
+      for (const s of item.action?.sources ?? []) if (isHttp(s.url)) sources.add(s.url)
     }
     if (item.type !== 'message') continue
     for (const part of item.content ?? []) {
       if (part.type !== 'output_text') continue
       if (part.text) texts.push(part.text)
       for (const a of part.annotations ?? []) {
-        if (a.type === 'url_citation' && isHttp((a as UrlCitation).url)) {
-          const url = stripUtm((a as UrlCitation).url)
-          if (!cited.includes(url)) cited.push(url)
-        }
+        if (a.type === 'url_citation' && isHttp((a as UrlCitation).url)) cited.add(stripUtm((a as UrlCitation).url))
       }
     }
   }
-  for (const u of cited) if (!sources.includes(u)) sources.push(u)
-  return { text: texts.join('\n'), cited, sources, model: body.model ?? null }
+  for (const u of cited) sources.add(u)
+  return { text: texts.join('\n'), cited: [...cited], sources: [...sources], model: body.model ?? null }
 }
 
 /** OpenAI tags cited links with `utm_source=openai`; the tag is not part of the source. */
