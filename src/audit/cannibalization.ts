@@ -1,3 +1,4 @@
+import { jsonSize } from '../lib/json-size'
 import { phrasesOf, slugWords, terms } from '../lib/text'
 
 /** A group of pages that target the same primary keyphrase. */
@@ -23,6 +24,15 @@ export interface KeyphrasePage {
   h1: string
   phraseCounts: [string, number][]
 }
+
+/**
+ * How much of the groups a report lists: a group's strongest pages, and the largest groups within a
+ * byte budget. A site of hundreds of pages each sharing phrases with the next made tens of megabytes
+ * of groups (each page listed with its title and H1 in every group it is in); real sites' groups
+ * are a few pages each and take kilobytes.
+ */
+export const GROUP_PAGES_LISTED = 50
+export const GROUPS_MAX_BYTES = 2 * 1024 * 1024
 
 const FIELD_WEIGHTS = { title: 3, h1: 2.5, url: 2, body: 1.5 }
 
@@ -150,14 +160,16 @@ export function findCannibalization(pages: KeyphrasePage[]): CannibalizationGrou
     }
   }
   const byUrl = new Map(pages.map((p) => [p.url, p]))
-  return kept
+  const groups = kept
     .map(({ list }) => {
       const sorted = [...list].sort((a, b) => b.t.score - a.t.score || a.url.localeCompare(b.url))
       const keyphrase = sorted[0].t.surface
       const page = (url: string) => byUrl.get(url)!
+      const listed = sorted.slice(0, GROUP_PAGES_LISTED)
+      const unlisted = sorted.length > listed.length ? ` ${sorted.length} pages target it; the ${listed.length} strongest are listed.` : ''
       return {
         keyphrase,
-        pages: sorted.map(({ url, t }) => ({
+        pages: listed.map(({ url, t }) => ({
           url,
           title: page(url).title,
           h1: page(url).h1,
@@ -165,8 +177,17 @@ export function findCannibalization(pages: KeyphrasePage[]): CannibalizationGrou
           score: t.score,
           evidence: t.evidence,
         })),
-        recommendation: `Pick ${sorted[0].url} as the page for "${keyphrase}"; merge or 301-redirect the others into it, or retarget them to distinct intents and link them to it.`,
+        recommendation: `Pick ${sorted[0].url} as the page for "${keyphrase}"; merge or 301-redirect the others into it, or retarget them to distinct intents and link them to it.${unlisted}`,
+        size: sorted.length,
       }
     })
-    .sort((a, b) => b.pages.length - a.pages.length || a.keyphrase.localeCompare(b.keyphrase))
+    .sort((a, b) => b.size - a.size || a.keyphrase.localeCompare(b.keyphrase))
+  const out: CannibalizationGroup[] = []
+  let bytes = 2
+  for (const { size: _, ...group } of groups) {
+    bytes += jsonSize(group) + 1
+    if (bytes > GROUPS_MAX_BYTES) break
+    out.push(group)
+  }
+  return out
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { keyphrasePage } from '../../src/audit/analyze'
-import { findCannibalization } from '../../src/audit/cannibalization'
+import { findCannibalization, GROUP_PAGES_LISTED, GROUPS_MAX_BYTES } from '../../src/audit/cannibalization'
 import type { CrawledPage } from '../../src/audit/site-checks'
 import { countPhrases, phrasesOf, termPairs, words } from '../../src/lib/text'
 import { extractHtmlText } from '../../src/providers/web/html'
@@ -376,8 +376,48 @@ describe('keyphrase groups in linear work', () => {
     )
     const { result, work } = await arrayWork(() => findCannibalization(pages))
     expect(result).toHaveLength(1)
-    expect(result[0].pages).toHaveLength(100)
+    expect(result[0].pages).toHaveLength(GROUP_PAGES_LISTED)
+    expect(result[0].recommendation).toContain('100 pages target it')
     const words = 100 * 200 * 2 + 100 * 3 * 2
     expect(work).toBeLessThanOrEqual(120 * words)
+  })
+})
+
+describe('keyword cannibalization stays a report, whatever the site', () => {
+  // 2,000-byte titles, as the facts keep them, of 40 long words (few phrases, so the code before is quick to compare with).
+  const word = (i: number) => `w${i.toString(36)}`.padEnd(48, 'x')
+  const title = (from: number) => Array.from({ length: 40 }, (_, k) => word(from + k)).join(' ')
+
+  it("lists a group's 50 strongest pages and says how many there are", () => {
+    // 400 of 1,000 pages share one title and H1 (fewer than half, so its words are no brand): one group of them.
+    const t = title(0)
+    const pages: KeyphrasePage[] = Array.from({ length: 1000 }, (_, i) => {
+      const own = i < 400 ? t : title(1000 + i * 40)
+      return { url: `https://big.test/p${i}`, title: own, h1: own, phraseCounts: [] }
+    })
+    const groups = findCannibalization(pages)
+    expect(groups).toHaveLength(1)
+    expect(groups[0].pages).toHaveLength(GROUP_PAGES_LISTED)
+    expect(groups[0].recommendation).toContain('400 pages target it; the 50 strongest are listed.')
+    const before = beforeGroups.findCannibalization(pages)
+    expect(before[0].pages).toHaveLength(400)
+    expect(groups[0].pages).toEqual(before[0].pages.slice(0, GROUP_PAGES_LISTED))
+  })
+
+  it('lists the largest groups within its byte budget', () => {
+    // Pages in pairs sharing a title and H1: 500 groups of two, 4 MB of them before.
+    const pages: KeyphrasePage[] = Array.from({ length: 1000 }, (_, i) => ({
+      url: `https://big.test/p${i}`,
+      title: title(Math.floor(i / 2) * 300),
+      h1: title(Math.floor(i / 2) * 300),
+      phraseCounts: [],
+    }))
+    const all = beforeGroups.findCannibalization(pages)
+    const groups = findCannibalization(pages)
+    expect(JSON.stringify(all).length).toBeGreaterThan(GROUPS_MAX_BYTES)
+    expect(JSON.stringify(groups).length).toBeLessThanOrEqual(GROUPS_MAX_BYTES)
+    // The same groups, largest first, as far as the budget goes.
+    expect(groups).toEqual(all.slice(0, groups.length))
+    expect(groups.length).toBeGreaterThan(100)
   })
 })
