@@ -124,13 +124,10 @@ export class CrawlAnalysis {
     if (rec.kind === 'html' && robotsDisallows(this.robots, p.url, 'Googlebot')) own.push({ check: 'robots-excluded', message: 'Excluded by robots.txt for Googlebot' })
 
     const links = h?.links ?? []
-    const { findings, reached } = linkFindings(links, this.byUrl)
+    const { findings, targets: linked, reached } = linkFindings(links, this.byUrl)
     for (const url of reached) this.reached.add(url)
-    const targets: string[] = []
-    for (const l of links) {
-      const target = this.byUrl.get(l.url)
-      if (!target) continue
-      targets.push(target.url)
+    const targets = linked.map((t) => t.url)
+    for (const target of linked) {
       if (target.kind === 'redirect') {
         const from = this.linkedFrom.get(target.url)
         if (from) from.push(p.url)

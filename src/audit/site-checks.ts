@@ -68,16 +68,18 @@ export function redirectPath(url: string, byUrl: Map<string, CrawledUrl>): { hop
 
 /**
  * What one page's links say: its links to crawled URLs that answer an error (directly or at the end
- * of their redirects) and to crawled redirects, and the crawled URLs they reach (link targets and,
- * for redirects, where they end).
+ * of their redirects) and to crawled redirects; the crawled URLs it links to (`targets`, in link
+ * order, the crawl's own strings); and those plus where their redirects end (`reached`).
  */
-export function linkFindings(links: PageLink[], byUrl: Map<string, CrawledUrl>): { findings: Finding[]; reached: string[] } {
+export function linkFindings(links: PageLink[], byUrl: Map<string, CrawledUrl>): { findings: Finding[]; targets: CrawledUrl[]; reached: string[] } {
   const broken: { url: string; text: string; status: number | null }[] = []
   const redirected: string[] = []
+  const targets: CrawledUrl[] = []
   const reached: string[] = []
   for (const l of links) {
     const target = byUrl.get(l.url)
     if (!target) continue
+    targets.push(target)
     reached.push(target.url)
     if (target.kind === 'error') broken.push({ url: l.url, text: l.text, status: target.status })
     else if (target.kind === 'redirect') {
@@ -106,7 +108,7 @@ export function linkFindings(links: PageLink[], byUrl: Map<string, CrawledUrl>):
         .join(', ')}`,
       details: redirected,
     })
-  return { findings, reached }
+  return { findings, targets, reached }
 }
 
 /** A crawled redirect's chain or loop, if it has one (`from`: the crawled pages linking to it, in crawl order). */
