@@ -1,5 +1,7 @@
 import { createMessageBatch, createExecutionContext, env, getQueueResult } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineAction } from '../src/actions/define'
 import { getAction } from '../src/actions/registry'
 import { queueHandler } from '../src/runtime/consumer'
 import { action, mockFetch, newCaller, request, type Json } from './helpers'
@@ -107,6 +109,77 @@ describe('queued runs under failure', () => {
     expect(run.error.status).toBeGreaterThanOrEqual(500)
     expect(run.attempts).toBe(2)
   })
+})
+
+/** The registry with one more queued action, which throws what `fail` makes on every delivery. */
+function failingActions(fail: () => unknown) {
+  let deliveries = 0
+  const failing = defineAction({
+    name: 'always_fails',
+    summary: 'Fails the same way every time',
+    input: z.object({}),
+    hints: { readOnly: true },
+    mode: 'queued',
+    run: async (): Promise<unknown> => {
+      deliveries++
+      throw fail()
+    },
+  })
+  return { lookup: (name: string) => (name === failing.name ? failing : getAction(name)), deliveries: () => deliveries }
+}
+
+describe('queued runs that fail the same way every time', () => {
+  // What JavaScript throws on data it cannot take (bad percent-encoding, an invalid date, a lone
+  // surrogate, JSON that does not parse, a property of null) fails every delivery the same way.
+  const deterministic: [string, () => unknown][] = [
+    ['URIError', () => new URIError('URI malformed')],
+    ['RangeError', () => new RangeError('Invalid time value')],
+    ['TypeError', () => new TypeError("Cannot read properties of null (reading 'map')")],
+    ['SyntaxError', () => new SyntaxError('Unexpected token < in JSON at position 0')],
+    ['ReferenceError', () => new ReferenceError('x is not defined')],
+  ]
+  for (const [name, fail] of deterministic) {
+    it(`ends the run failed at its first delivery on a ${name}, without retrying it`, async () => {
+      const { accountId, token } = await newCaller(`once-${name}`)
+      const actions = failingActions(fail)
+      const runId = `run_once_${name.toLowerCase().padEnd(15, '0')}`
+      await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'always_fails', 'queued', '{}', '{}', ?)")
+        .bind(runId, accountId, Date.now())
+        .run()
+      const batch = createMessageBatch('agent-action-jobs', [{ id: 'd1', timestamp: new Date(), attempts: 1, body: { runId } }])
+      const ctx = createExecutionContext()
+      await queueHandler(actions.lookup)(batch as MessageBatch<{ runId: string }>, env, ctx)
+      const result = await getQueueResult(batch, ctx)
+      expect(result.retryMessages).toEqual([])
+      expect(result.explicitAcks).toEqual(['d1'])
+      expect(actions.deliveries()).toBe(1)
+      const run = (await request('GET', `/v1/runs/${runId}`, { token })).body.response as Json
+      expect(run).toMatchObject({ state: 'failed', attempts: 1, error: { code: 'INTERNAL', status: 500 } })
+    })
+  }
+
+  // The platform's failures are plain Errors (a D1 or KV hiccup, a dropped connection), some marked retryable.
+  const transient: [string, () => unknown][] = [
+    ['a D1 error', () => new Error('D1_ERROR: Network connection lost.')],
+    ['a retryable TypeError', () => Object.assign(new TypeError('Network connection lost.'), { retryable: true })],
+    ['a thrown string', () => 'storage caused object to be reset'],
+  ]
+  for (const [name, fail] of transient) {
+    it(`retries ${name} with backoff, as before`, async () => {
+      const { accountId } = await newCaller(`again-${name.replace(/\W/g, '')}`)
+      const actions = failingActions(fail)
+      const runId = `run_again_${name.replace(/\W/g, '').padEnd(14, '0').slice(0, 14)}`
+      await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'always_fails', 'queued', '{}', '{}', ?)")
+        .bind(runId, accountId, Date.now())
+        .run()
+      const batch = createMessageBatch('agent-action-jobs', [{ id: 'r1', timestamp: new Date(), attempts: 1, body: { runId } }])
+      const ctx = createExecutionContext()
+      await queueHandler(actions.lookup)(batch as MessageBatch<{ runId: string }>, env, ctx)
+      expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([expect.objectContaining({ msgId: 'r1' })])
+      const state = await env.DB.prepare('SELECT state FROM runs WHERE id = ?').bind(runId).first<{ state: string }>()
+      expect(state!.state).toBe('queued')
+    })
+  }
 })
 
 describe('idempotency and progress of queued runs', () => {

@@ -77,10 +77,23 @@ export function toApiError(err: unknown): ApiError | null {
   return null
 }
 
+/**
+ * The errors JavaScript itself throws on a value it cannot take: the same run given the same data
+ * throws them again (a page at "/%ZZ" failed decodeURIComponent on every delivery), so a queued run
+ * ends at the first. The platform's own failures (D1, KV, Queues, a dropped connection) are plain
+ * Errors, or carry `retryable: true`, and stay worth retrying.
+ */
+const DETERMINISTIC: (new (...args: never[]) => Error)[] = [TypeError, RangeError, URIError, SyntaxError, ReferenceError, EvalError]
+
+function isDeterministic(err: Error): boolean {
+  if ((err as { retryable?: unknown }).retryable === true) return false
+  return DETERMINISTIC.some((kind) => err instanceof kind)
+}
+
 /** Transient failures are worth retrying in the queue consumer. */
 export function isTransient(err: unknown): boolean {
   if (err instanceof Error && err.name === 'UpstreamError') return (err as UpstreamError).kind !== 'too_large' && (err as UpstreamError).kind !== 'invalid'
   const api = toApiError(err)
   if (api) return api.status === 429 || api.status === 502 || api.status === 504
-  return true
+  return !(err instanceof Error && isDeterministic(err))
 }
