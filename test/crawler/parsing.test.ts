@@ -6,9 +6,9 @@ import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fe
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
 import { describeRobots, validateRobots } from '../../src/providers/web/robots'
-import { gunzip, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
+import { gunzip, MAX_ATOM_CHARS, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
-import { parseSitemap as sitemapBefore } from '../fixtures/before-quad/sitemap'
+import { parseFeedLinks as feedBefore, parseSitemap as sitemapBefore } from '../fixtures/before-quad/sitemap'
 import { arrayWork } from '../array-work'
 
 describe('sitemaps and feeds', () => {
@@ -116,6 +116,73 @@ describe('sitemaps are read without their attributes', () => {
     const within = await arrayWork(() => parseSitemap(many))
     expect(within.result).toEqual(without.result)
     expect(within.work).toBe(without.work)
+  })
+})
+
+describe('feeds parse in work that does not grow with their attributes', () => {
+  const url = fc.constantFrom('https://a.test/blog/1', ' https://a.test/b?x=1&amp;y=2 ', 'https://a.test/é', '/relative', '')
+  const attrs = fc.array(fc.constantFrom(' a="1"', " b='x'", ' xml:lang="en"', ' type="text/html"', ' rel="self"'), { maxLength: 3 }).map((a) => a.join(''))
+  const rssLink = fc.oneof(
+    fc.tuple(attrs, url).map(([a, u]) => `<link${a}>${u}</link>`),
+    url.map((u) => `<link><![CDATA[${u}]]></link>`),
+    url.map((u) => `<atom:link href="${u}" rel="alternate"/>`),
+    fc.constant('<title>no link</title>'),
+  )
+  const atomLink = fc
+    .tuple(fc.constantFrom('', ' rel="alternate"', ' rel="self"', ' rel="enclosure"', " rel='alternate'"), fc.option(url, { nil: undefined }), attrs, fc.constantFrom('link', 'atom:link'))
+    .map(([rel, href, a, tag]) => `<${tag}${rel}${href === undefined ? '' : ` href="${href}"`}${a}/>`)
+  const content = fc.constantFrom(
+    '',
+    '<content type="html">&lt;p class=&quot;x&quot;&gt;</content>',
+    '<content><![CDATA[<entry><link href="https://a.test/not-a-link"/></entry>]]></content>',
+    '<summary type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="/x">x</a></div></summary>',
+  )
+  const rss = fc
+    .tuple(attrs, fc.array(fc.tuple(attrs, fc.array(rssLink, { maxLength: 2 })), { maxLength: 12 }))
+    .map(([a, items]) => `<?xml version="1.0"?><rss version="2.0"${a}><channel><title>t</title>${items.map(([ia, l]) => `<item${ia}>${l.join('')}</item>`).join('')}</channel></rss>`)
+  const atom = fc
+    .tuple(attrs, fc.array(fc.tuple(attrs, fc.array(atomLink, { maxLength: 3 }), content), { maxLength: 12 }), fc.constantFrom('', 'atom:'))
+    .map(
+      ([a, entries, ns]) =>
+        `<${ns}feed xmlns${ns ? ':atom' : ''}="http://www.w3.org/2005/Atom"${a}>${entries.map(([ea, l, c]) => `<${ns}entry${ea}>${l.join('')}${c}</${ns}entry>`).join('')}</${ns}feed>`,
+    )
+
+  it('reads RSS and Atom feeds as the reader that parsed every attribute did (2,000 runs)', () => {
+    fc.assert(
+      fc.property(fc.oneof(rss, atom), (xml) => {
+        expect(parseFeedLinks(xml)).toEqual(feedBefore(xml))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('reads an Atom feed longer than MAX_ATOM_CHARS up to its last entry that ends within them', () => {
+    const entry = (i: number) => `<entry><title>Post ${i}</title><link rel="alternate" href="https://a.test/blog/${i}"/><content type="html">${'lorem ipsum '.repeat(40)}</content></entry>`
+    const parts = ['<feed xmlns="http://www.w3.org/2005/Atom">']
+    for (let i = 0; i < 3000; i++) parts.push(entry(i))
+    const xml = parts.join('') + '</feed>'
+    let kept = 0
+    for (let end = parts[0].length + entry(0).length; end <= MAX_ATOM_CHARS; end += entry(kept).length) kept++
+    const now = parseFeedLinks(xml)
+    expect(now).toHaveLength(kept)
+    expect(now).toEqual(feedBefore(xml).slice(0, kept))
+  })
+
+  // Failed before: every attribute was read, at one to seven microseconds each (a feed may take 5 MB:
+  // about 3.3 s of CPU for one of 600,000 attributes, in Node; a crawl reads up to 3 feeds).
+  it('reads an RSS feed in work that does not grow with its attributes, and an Atom feed within MAX_ATOM_CHARS of them', async () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ` a${i}="1"`).join('')
+    const rssOf = (n: number) => `<rss><channel><item${many(n)}><link>https://a.test/blog/1</link></item></channel></rss>`
+    const [rssPlain, rssLoaded] = [rssOf(0), rssOf(20_000)]
+    const [plain, loaded] = [await arrayWork(() => parseFeedLinks(rssPlain)), await arrayWork(() => parseFeedLinks(rssLoaded))]
+    expect(loaded.result).toEqual(['https://a.test/blog/1'])
+    expect(loaded.work).toBe(plain.work)
+    const atomOf = (n: number) => `<feed><entry><link href="https://a.test/blog/1"/></entry><entry><link${many(n)}/></entry></feed>`
+    const [atomWithin, atomPast] = [atomOf(Math.floor(MAX_ATOM_CHARS / 12)), atomOf(200_000)]
+    const within = await arrayWork(() => parseFeedLinks(atomWithin))
+    const past = await arrayWork(() => parseFeedLinks(atomPast))
+    expect(past.result).toEqual(['https://a.test/blog/1'])
+    expect(past.work).toBeLessThanOrEqual(within.work)
   })
 })
 
