@@ -10,6 +10,8 @@ import { ApiError } from '../http/errors'
 import type { GuardedFetch } from '../providers/web/fetch'
 import { normalize, offlineEncoder, type AssetFetch } from './encoder'
 import { parseJson } from '../lib/json-depth'
+import { UpstreamError } from '../providers/errors'
+import { record } from '../providers/shape'
 
 export interface Embedder {
   /** `<kind>:<model>#text<version>` (embedderId): stored beside each vector. */
@@ -21,6 +23,7 @@ export interface Embedder {
 export const EMBEDDER_KINDS = ['offline', 'workers-ai', 'openai', 'none'] as const
 export type EmbedderKind = (typeof EMBEDDER_KINDS)[number]
 
+const ENDPOINT = 'embeddings endpoint'
 const DEFAULT_WORKERS_AI_MODEL = '@cf/baai/bge-base-en-v1.5'
 const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small'
 
@@ -72,8 +75,8 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
         id: embedderId('workers-ai', model),
         async embed(texts) {
           if (texts.length === 0) return []
-          const out = (await ai.run(model as Parameters<Ai['run']>[0], { text: texts } as never)) as { data?: number[][] }
-          return vectorsOf(out.data, texts.length, 'Workers AI')
+          const out = await ai.run(model as Parameters<Ai['run']>[0], { text: texts } as never)
+          return vectorsOf(record(out).data, texts.length, 'Workers AI')
         },
       }
     }
@@ -93,9 +96,17 @@ export function createEmbedder(env: Env, fetch: GuardedFetch): Embedder | null {
             headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
             body: JSON.stringify({ model, input: texts }),
           })
-          if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}`)
-          const body = parseJson(await res.text()) as { data?: unknown }
-          return vectorsOf(inInputOrder(body.data), texts.length, 'embeddings endpoint')
+          if (!res.ok) {
+            await res.body?.cancel()
+            throw new UpstreamError(ENDPOINT, 'status', `${ENDPOINT} answered HTTP ${res.status}`, res.status)
+          }
+          let body: unknown
+          try {
+            body = parseJson(await res.text())
+          } catch {
+            throw new UpstreamError(ENDPOINT, 'invalid', `${ENDPOINT} answered with a body that is not JSON`)
+          }
+          return vectorsOf(inInputOrder(record(body).data), texts.length, ENDPOINT)
         },
       }
     }
@@ -129,14 +140,15 @@ export function inInputOrder(data: unknown): unknown[] | null {
  */
 export const MAX_EMBEDDING_DIMENSIONS = 8192
 
-/** Checked, unit-length vectors of an embeddings answer. */
+/** Checked, unit-length vectors of an embeddings answer; another shape is an `invalid` UpstreamError naming the service. */
 export function vectorsOf(data: unknown, count: number, service: string): Float32Array[] {
-  if (!Array.isArray(data) || data.length !== count) throw new Error(`${service} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`)
-  const dims = (data[0] as unknown[] | undefined)?.length ?? 0
-  if (dims > MAX_EMBEDDING_DIMENSIONS) throw new Error(`${service} returned vectors of ${dims} dimensions, more than the ${MAX_EMBEDDING_DIMENSIONS} agent search stores`)
+  const invalid = (what: string) => new UpstreamError(service, 'invalid', `${service} returned ${what}`)
+  if (!Array.isArray(data) || data.length !== count) throw invalid(`${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`)
+  const dims = Array.isArray(data[0]) ? data[0].length : 0
+  if (dims > MAX_EMBEDDING_DIMENSIONS) throw invalid(`vectors of ${dims} dimensions, more than the ${MAX_EMBEDDING_DIMENSIONS} agent search stores`)
   return data.map((v) => {
     if (!Array.isArray(v) || v.length === 0 || v.length !== dims || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-      throw new Error(`${service} returned a malformed vector`)
+      throw invalid('a malformed vector')
     }
     // Scaled into [-1, 1] in double precision before narrowing to 32 bits, where a finite double past
     // the 32-bit range would become Infinity (and the vector NaN once normalized).

@@ -2,9 +2,8 @@ import type { ActionContext } from '../../runtime/context'
 import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { anthropicSearchRequest, readAnthropicSearch, type MessagesBody } from './transform'
+import { anthropicSearchRequest, failureReason, readAnthropicSearch, SERVICE, type MessagesBody } from './transform'
 
-const SERVICE = 'Anthropic web search'
 export const ANTHROPIC_VERSION = '2023-06-01'
 
 /** Asks the Anthropic Messages API one question with the web search tool; returns the answer and its citations. */
@@ -24,7 +23,7 @@ export async function askAnthropicSearch(ctx: ActionContext, access: EngineAcces
   }
   const body = await readJson<MessagesBody>(res, SERVICE)
   if (!res.ok) {
-    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${body.error?.message ?? ''}`.trim(), res.status)
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${failureReason(body) ?? ''}`.trim(), res.status)
   }
   const read = readAnthropicSearch(body)
   if (read.cited.length === 0 && read.sources.length === 0 && read.errors.length) {

@@ -1,4 +1,7 @@
 /** Anthropic Messages API answers with the `web_search_20250305` server tool, and their reader. */
+import { isRecord, objectOf, record, recordsOf, text } from '../shape'
+
+export const SERVICE = 'Anthropic web search'
 
 export interface WebSearchResultLocation {
   type: 'web_search_result_location'
@@ -42,30 +45,37 @@ export function anthropicSearchRequest(model: string, question: string, maxUses 
 
 const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)
 
+/** The vendor's reason in an error answer, if it gives one. */
+export function failureReason(body: unknown): string | null {
+  return text(record(record(body).error).message)
+}
+
 /**
  * Answer text, cited URLs (the text blocks' `web_search_result_location` citations) and consulted
  * URLs (`web_search_tool_result` blocks). Search errors come back as `errors` (the tool's error codes).
  */
-export function readAnthropicSearch(body: MessagesBody): { text: string; cited: string[]; sources: string[]; errors: string[]; model: string | null } {
+export function readAnthropicSearch(answer: MessagesBody): { text: string; cited: string[]; sources: string[]; errors: string[]; model: string | null } {
+  // The declared type is what Anthropic documents; the reads below hold for any JSON it sends.
+  const body = objectOf(answer, SERVICE)
   const texts: string[] = []
   // Sets, not list searches: an answer of up to 5 MB may name 80,000 distinct URLs.
   const cited = new Set<string>()
   const sources = new Set<string>()
   const errors: string[] = []
-  for (const block of body.content ?? []) {
+  for (const block of recordsOf(body.content, SERVICE, 'content')) {
     if (block.type === 'text') {
-      const b = block as { text: string; citations?: { type: string; url?: string }[] | null }
-      texts.push(b.text)
-      for (const c of b.citations ?? []) if (c.type === 'web_search_result_location' && isHttp(c.url)) cited.add(c.url)
+      const said = text(block.text)
+      if (said !== null) texts.push(said)
+      for (const c of recordsOf(block.citations, SERVICE, 'text.citations')) if (c.type === 'web_search_result_location' && isHttp(c.url)) cited.add(c.url)
     } else if (block.type === 'web_search_tool_result') {
-      const content = (block as { content: unknown }).content
+      const content = block.content
       if (Array.isArray(content)) {
-        for (const r of content as { type: string; url?: string }[]) if (r.type === 'web_search_result' && isHttp(r.url)) sources.add(r.url)
-      } else if (content && typeof content === 'object') {
-        errors.push(String((content as { error_code?: string }).error_code ?? 'unknown'))
+        for (const r of content) if (isRecord(r) && r.type === 'web_search_result' && isHttp(r.url)) sources.add(r.url)
+      } else if (isRecord(content)) {
+        errors.push(text(content.error_code) ?? 'unknown')
       }
     }
   }
   for (const u of cited) sources.add(u)
-  return { text: texts.join('').trim(), cited: [...cited], sources: [...sources], errors, model: body.model ?? null }
+  return { text: texts.join('').trim(), cited: [...cited], sources: [...sources], errors, model: text(body.model) }
 }

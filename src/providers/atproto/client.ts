@@ -3,6 +3,7 @@ import { readJson, readText, type GuardedFetch } from '../web/fetch'
 import { isDid, pdsEndpoint } from './identity'
 import { xrpcError, type XrpcCall } from './transform'
 import { parseJson } from '../../lib/json-depth'
+import { record as fieldsOf } from '../shape'
 
 const SERVICE = 'Bluesky PDS'
 
@@ -52,7 +53,8 @@ export async function createSession(fetch: GuardedFetch, pds: string, identifier
     timeoutMs: 10_000,
   })
   if (!res.ok) throw await failure('login', res, [password])
-  const body = await readJson<{ did?: unknown; handle?: unknown; accessJwt?: unknown; refreshJwt?: unknown; didDoc?: unknown }>(res, SERVICE)
+  // record(): an answer that is not an object (null, a list) has none of the fields and fails the checks below.
+  const body = fieldsOf(await readJson(res, SERVICE))
   if (!isDid(body.did) || !isBearerToken(body.accessJwt) || !isBearerToken(body.refreshJwt)) {
     throw new UpstreamError(SERVICE, 'invalid', 'The PDS answered the login without a DID and tokens')
   }
@@ -76,7 +78,7 @@ export async function createRecord(fetch: GuardedFetch, session: Session, collec
     timeoutMs: 15_000,
   })
   if (!res.ok) throw await failure('post', res, [session.accessJwt])
-  const body = await readJson<{ uri?: unknown; cid?: unknown }>(res, SERVICE)
+  const body = fieldsOf(await readJson(res, SERVICE))
   if (typeof body.uri !== 'string' || !body.uri.startsWith('at://') || typeof body.cid !== 'string') {
     throw new UpstreamError(SERVICE, 'invalid', 'The PDS answered createRecord without a URI and CID')
   }
@@ -94,12 +96,11 @@ export async function uploadBlob(fetch: GuardedFetch, session: Session, bytes: A
     timeoutMs: 15_000,
   })
   if (!res.ok) throw await failure('upload', res, [session.accessJwt])
-  const body = await readJson<{ blob?: BlobRef }>(res, SERVICE)
-  const blob = body.blob
-  if (!blob || blob.$type !== 'blob' || typeof blob.ref?.$link !== 'string' || typeof blob.mimeType !== 'string' || typeof blob.size !== 'number') {
+  const blob = fieldsOf(await readJson(res, SERVICE)).blob as Partial<BlobRef> | undefined
+  if (!blob || blob.$type !== 'blob' || typeof blob.ref?.$link !== 'string' || typeof blob.mimeType !== 'string' || !Number.isSafeInteger(blob.size) || (blob.size as number) < 0) {
     throw new UpstreamError(SERVICE, 'invalid', 'The PDS answered uploadBlob without a blob reference')
   }
-  return { $type: 'blob', ref: { $link: blob.ref.$link }, mimeType: blob.mimeType, size: blob.size }
+  return { $type: 'blob', ref: { $link: blob.ref.$link }, mimeType: blob.mimeType, size: blob.size as number }
 }
 
 /** Ends the session (com.atproto.server.deleteSession) so its tokens stop working; failures are ignored. */

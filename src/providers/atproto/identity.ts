@@ -2,6 +2,7 @@ import type { Env } from '../../env'
 import type { GuardedFetch } from '../web/fetch'
 import { isValidHandle } from './richtext'
 import { parseJson } from '../../lib/json-depth'
+import { isRecord, record } from '../shape'
 
 const SERVICE = 'AT Protocol identity'
 const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]+$/
@@ -67,10 +68,11 @@ async function viaPds(fetch: GuardedFetch, pdsUrl: string, handle: string): Prom
 
 async function viaDns(fetch: GuardedFetch, dohUrl: string, handle: string): Promise<string | null> {
   const res = await fetch(`${dohUrl}?name=${encodeURIComponent(`_atproto.${handle}`)}&type=TXT`, { ...QUICK, headers: { accept: 'application/dns-json' } })
-  const body = (await jsonOrNull(res)) as { Answer?: { type?: number; data?: unknown }[] } | null
-  const dids = (body?.Answer ?? [])
-    .filter((a) => a.type === 16 && typeof a.data === 'string')
-    .map((a) => (a.data as string).replace(/^"|"$/g, '').replace(/"\s*"/g, ''))
+  // A resolver's answer of another shape (an Answer that is not a list, records that are not objects) holds no DID.
+  const answers = record(await jsonOrNull(res)).Answer
+  const dids = (Array.isArray(answers) ? answers : [])
+    .filter((a): a is { type: number; data: string } => isRecord(a) && a.type === 16 && typeof a.data === 'string')
+    .map((a) => a.data.replace(/^"|"$/g, '').replace(/"\s*"/g, ''))
     .filter((txt) => txt.startsWith('did='))
     .map((txt) => txt.slice(4))
   // More than one distinct DID is ambiguous: the spec says resolution then fails.

@@ -1,5 +1,6 @@
 import type { ActionContext } from '../../runtime/context'
 import { readJson } from '../web/fetch'
+import { finite, objectOf, shapeError, text } from '../shape'
 
 /** Public Bluesky AppView (no login needed for profile reads). */
 export const APPVIEW = 'https://public.api.bsky.app'
@@ -34,5 +35,21 @@ export async function getProfile(ctx: ActionContext, actor: string): Promise<{ p
     await res.body?.cancel()
     return { profile: null, url }
   }
-  return { profile: await readJson<BskyProfile>(res, 'Bluesky'), url }
+  return { profile: readProfile(await readJson(res, 'Bluesky')), url }
+}
+
+/** The fields of a getProfile answer the research uses; counts that are not numbers are left out, a profile without a DID and handle is the shape error. */
+export function readProfile(body: unknown): BskyProfile {
+  const o = objectOf(body, 'Bluesky', 'the profile')
+  const did = text(o.did)
+  const handle = text(o.handle)
+  if (did === null || handle === null) throw shapeError('Bluesky', 'the profile has no did and handle')
+  const profile: BskyProfile = { did, handle }
+  const displayName = text(o.displayName)
+  if (displayName !== null) profile.displayName = displayName
+  for (const key of ['followersCount', 'followsCount', 'postsCount'] as const) {
+    const n = finite(o[key])
+    if (n !== null) profile[key] = n
+  }
+  return profile
 }

@@ -1,12 +1,10 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import type { Autocomplete, OrganizationEntity } from './transform'
-
-const SERVICE = 'Crunchbase'
+import { autocompletePermalinks, namedOrganization, readOrganization, SERVICE, type OrganizationEntity } from './transform'
 export const API = 'https://api.crunchbase.com/api/v4'
 
-async function get<T>(ctx: ActionContext, url: string): Promise<T | null> {
+async function get(ctx: ActionContext, url: string): Promise<unknown> {
   const key = ctx.env.CRUNCHBASE_API_KEY
   if (!key) throw new NotConfiguredError('CRUNCHBASE_API_KEY')
   const res = await ctx.fetch(url, { service: SERVICE, headers: { 'x-cb-user-key': key, accept: 'application/json' }, timeoutMs: 15_000 })
@@ -22,7 +20,7 @@ async function get<T>(ctx: ActionContext, url: string): Promise<T | null> {
     await res.body?.cancel()
     throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)
   }
-  return readJson<T>(res, SERVICE)
+  return readJson(res, SERVICE)
 }
 
 const host = (url: string | undefined) => {
@@ -39,16 +37,17 @@ const host = (url: string | undefined) => {
  */
 export async function organizationByDomain(ctx: ActionContext, domain: string): Promise<{ org: OrganizationEntity | null; sources: string[] }> {
   const searchUrl = `${API}/autocompletes?query=${encodeURIComponent(domain)}&collection_ids=organizations&limit=5`
-  const hits = (await get<Autocomplete>(ctx, searchUrl))?.entities ?? []
+  const found = await get(ctx, searchUrl)
+  const hits = found === null ? [] : autocompletePermalinks(found)
   const sources = [searchUrl]
-  for (const hit of hits.slice(0, 3)) {
-    const permalink = hit?.identifier?.permalink
+  for (const permalink of hits.slice(0, 3)) {
     // A permalink of dots would be a dot segment, reading another endpoint with the key.
-    if (typeof permalink !== 'string' || permalink === '' || /^\.+$/.test(permalink)) continue
+    if (permalink === '' || /^\.+$/.test(permalink)) continue
     const url = `${API}/entities/organizations/${encodeURIComponent(permalink)}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
-    const org = await get<OrganizationEntity>(ctx, url)
+    const body = await get(ctx, url)
     sources.push(url)
-    if (org && host(org.properties.website_url) === domain) return { org, sources }
+    const org = body === null ? null : readOrganization(body)
+    if (org && host(org.properties.website_url) === domain) return { org: namedOrganization(org), sources }
   }
   return { org: null, sources }
 }

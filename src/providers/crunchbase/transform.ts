@@ -1,4 +1,7 @@
 /** Crunchbase API v4 shapes (autocompletes and organization entity with raised_funding_rounds). */
+import { finite, isRecord, objectOf, record, recordsOf, shapeError, text } from '../shape'
+
+export const SERVICE = 'Crunchbase'
 export interface Autocomplete {
   count: number
   entities: { identifier: { uuid: string; value: string; permalink: string; entity_def_id: string }; short_description?: string }[]
@@ -35,23 +38,54 @@ export interface FundingRound {
   lead_investors: string[]
 }
 
-/** Funding totals and rounds, newest first. */
+/** The permalinks of an autocomplete answer's hits, in order (hits without one are skipped). */
+export function autocompletePermalinks(body: unknown): string[] {
+  return recordsOf(objectOf(body, SERVICE).entities, SERVICE, 'autocompletes entities')
+    .map((hit) => text(record(hit.identifier).permalink))
+    .filter((p): p is string => p !== null)
+}
+
+/** An organization entity with properties and a website that is text (or none); another shape is the shape error. */
+export function readOrganization(body: unknown): OrganizationEntity {
+  const properties = objectOf(objectOf(body, SERVICE, 'the organization').properties, SERVICE, 'organization properties')
+  if (properties.website_url !== undefined && properties.website_url !== null && typeof properties.website_url !== 'string') throw shapeError(SERVICE, 'the organization website_url is not text')
+  return body as OrganizationEntity
+}
+
+/** The organization a report names: its identifier value and permalink must be text, else the shape error. */
+export function namedOrganization(org: OrganizationEntity): OrganizationEntity {
+  const identifier = record(record(org.properties).identifier)
+  if (typeof identifier.value !== 'string' || typeof identifier.permalink !== 'string') throw shapeError(SERVICE, 'the organization has no identifier value and permalink')
+  return org
+}
+
+/** Funding totals and rounds, newest first; rounds without a name are skipped, values of another type read as null. */
 export function fundingOf(org: OrganizationEntity): { total_usd: number | null; round_count: number | null; last_type: string | null; rounds: FundingRound[] } {
-  const rounds = (org.cards?.raised_funding_rounds ?? []).map((r) => ({
-    name: r.identifier.value,
-    announced_on: r.announced_on ?? null,
-    type: r.investment_type ?? null,
-    amount_usd: r.money_raised?.value_usd ?? null,
-    amount: r.money_raised?.value ?? null,
-    currency: r.money_raised?.currency ?? null,
-    investor_count: r.num_investors ?? null,
-    lead_investors: (r.lead_investor_identifiers ?? []).map((i) => i.value),
-  }))
+  // The declared type is what Crunchbase documents; the reads below hold for any JSON it sends.
+  const cards = record(org.cards)
+  const rounds: FundingRound[] = []
+  for (const r of recordsOf(cards.raised_funding_rounds, SERVICE, 'raised_funding_rounds')) {
+    const name = text(record(r.identifier).value)
+    if (name === null) continue
+    const money = record(r.money_raised)
+    const leads = Array.isArray(r.lead_investor_identifiers) ? r.lead_investor_identifiers : []
+    rounds.push({
+      name,
+      announced_on: text(r.announced_on),
+      type: text(r.investment_type),
+      amount_usd: finite(money.value_usd),
+      amount: finite(money.value),
+      currency: text(money.currency),
+      investor_count: finite(r.num_investors),
+      lead_investors: leads.map((i) => (isRecord(i) ? text(i.value) : null)).filter((v): v is string => v !== null),
+    })
+  }
   rounds.sort((a, b) => (b.announced_on ?? '').localeCompare(a.announced_on ?? ''))
+  const properties = record(org.properties)
   return {
-    total_usd: org.properties.funding_total?.value_usd ?? null,
-    round_count: org.properties.num_funding_rounds ?? rounds.length,
-    last_type: org.properties.last_funding_type ?? null,
+    total_usd: finite(record(properties.funding_total).value_usd),
+    round_count: finite(properties.num_funding_rounds) ?? rounds.length,
+    last_type: text(properties.last_funding_type),
     rounds,
   }
 }

@@ -2,9 +2,8 @@ import type { ActionContext } from '../../runtime/context'
 import { basicAuthorization } from '../../lib/crypto'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import type { RankedKeywordsResponse } from './transform'
-
-const SERVICE = 'DataForSEO'
+import { text } from '../shape'
+import { firstTask, SERVICE, type RankedKeywordsResponse } from './transform'
 export const RANKED_KEYWORDS_URL = 'https://api.dataforseo.com/v3/dataforseo_labs/google/ranked_keywords/live'
 
 /** The setting(s) DataForSEO lacks, or null when configured. */
@@ -35,9 +34,10 @@ export async function rankedKeywordsFor(ctx: ActionContext, domain: string, limi
     throw new UpstreamError(SERVICE, 'status', `${SERVICE} answered ${res.status}`, res.status)
   }
   const body = await readJson<RankedKeywordsResponse>(res, SERVICE)
-  const task = body.tasks?.[0]
-  if (body.status_code !== 20000 || (task && task.status_code !== 20000 && task.status_code !== 40102)) {
-    throw new UpstreamError(SERVICE, 'status', `${SERVICE}: ${task?.status_message ?? body.status_message}`)
+  const { status_code, status_message, task } = firstTask(body)
+  if (status_code !== 20000 || (task && task.status_code !== 20000 && task.status_code !== 40102)) {
+    const said = (task ? text(task.status_message) : null) ?? status_message ?? `status ${String(task?.status_code ?? status_code).slice(0, 20)}`
+    throw new UpstreamError(SERVICE, 'status', `${SERVICE}: ${said}`)
   }
   return body
 }

@@ -1,4 +1,7 @@
 /** DataForSEO Labs `ranked_keywords/live` response (v3) and its reader. */
+import { finite, listOf, objectOf, record, recordsOf, text } from '../shape'
+
+export const SERVICE = 'DataForSEO'
 export interface RankedKeywordsResponse {
   status_code: number
   status_message: string
@@ -31,24 +34,50 @@ export interface RankedKeyword {
   estimated_traffic: number | null
 }
 
-/** Keywords a domain ranks for, with volume, CPC and position, plus totals. */
-export function rankedKeywords(body: RankedKeywordsResponse): { total: number | null; organic_count: number | null; paid_count: number | null; organic_etv: number | null; keywords: RankedKeyword[] } {
-  const result = body.tasks?.[0]?.result?.[0]
+/** The first task of an answer and its status, for the client's status check; another shape is the shape error. */
+export function firstTask(answer: unknown): { status_code: unknown; status_message: string | null; task: Record<string, unknown> | null } {
+  const body = objectOf(answer, SERVICE)
+  const task = listOf(body.tasks, SERVICE, 'tasks')[0]
+  return { status_code: body.status_code, status_message: text(body.status_message), task: task === undefined || task === null ? null : objectOf(task, SERVICE, 'tasks[0]') }
+}
+
+/** Keywords a domain ranks for, with volume, CPC and position, plus totals; items without a keyword or result type are skipped. */
+export function rankedKeywords(answer: RankedKeywordsResponse): {
+  total: number | null
+  organic_count: number | null
+  paid_count: number | null
+  organic_etv: number | null
+  keywords: RankedKeyword[]
+} {
+  // The declared type is what DataForSEO documents; the reads below hold for any JSON it sends.
+  const task = firstTask(answer).task
+  const result = record(listOf(task?.result, SERVICE, 'tasks[0].result')[0])
+  const metrics = record(result.metrics)
+  const keywords: RankedKeyword[] = []
+  for (const i of recordsOf(result.items, SERVICE, 'result items')) {
+    const data = record(i.keyword_data)
+    const serp = record(record(i.ranked_serp_element).serp_item)
+    const keyword = text(data.keyword)
+    const type = text(serp.type)
+    if (keyword === null || type === null) continue
+    const info = record(data.keyword_info)
+    keywords.push({
+      keyword,
+      search_volume: finite(info.search_volume),
+      cpc_usd: finite(info.cpc),
+      competition: finite(info.competition),
+      competition_level: text(info.competition_level),
+      type,
+      position: finite(serp.rank_group),
+      url: text(serp.url),
+      estimated_traffic: finite(serp.etv),
+    })
+  }
   return {
-    total: result?.total_count ?? null,
-    organic_count: result?.metrics?.organic?.count ?? null,
-    paid_count: result?.metrics?.paid?.count ?? null,
-    organic_etv: result?.metrics?.organic?.etv ?? null,
-    keywords: (result?.items ?? []).map((i) => ({
-      keyword: i.keyword_data.keyword,
-      search_volume: i.keyword_data.keyword_info?.search_volume ?? null,
-      cpc_usd: i.keyword_data.keyword_info?.cpc ?? null,
-      competition: i.keyword_data.keyword_info?.competition ?? null,
-      competition_level: i.keyword_data.keyword_info?.competition_level ?? null,
-      type: i.ranked_serp_element.serp_item.type,
-      position: i.ranked_serp_element.serp_item.rank_group ?? null,
-      url: i.ranked_serp_element.serp_item.url ?? null,
-      estimated_traffic: i.ranked_serp_element.serp_item.etv ?? null,
-    })),
+    total: finite(result.total_count),
+    organic_count: finite(record(metrics.organic).count),
+    paid_count: finite(record(metrics.paid).count),
+    organic_etv: finite(record(metrics.organic).etv),
+    keywords,
   }
 }

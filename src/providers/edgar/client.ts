@@ -1,9 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { firstListedTicker, padCik, type CompanyFacts, type TickerFile } from './transform'
-
-const SERVICE = 'SEC EDGAR'
+import { firstListedTicker, padCik, readCompanyFacts, SERVICE, type CompanyFacts, type TickerFile } from './transform'
 export const TICKERS_URL = 'https://www.sec.gov/files/company_tickers.json'
 export const companyFactsUrl = (cik: string) => `https://data.sec.gov/api/xbrl/companyfacts/CIK${padCik(cik)}.json`
 
@@ -41,6 +39,7 @@ export async function lookupTickers(ctx: ActionContext, tickers: string[]): Prom
 }
 
 /** XBRL company facts of a CIK, or null when EDGAR has none. */
-export function companyFacts(ctx: ActionContext, cik: string): Promise<CompanyFacts | null> {
-  return getJson<CompanyFacts>(ctx, companyFactsUrl(cik))
+export async function companyFacts(ctx: ActionContext, cik: string): Promise<CompanyFacts | null> {
+  const body = await getJson<unknown>(ctx, companyFactsUrl(cik))
+  return body === null ? null : readCompanyFacts(body)
 }

@@ -1,4 +1,7 @@
 /** SEC EDGAR shapes (company_tickers.json and XBRL companyfacts) and pure readers over them. */
+import { finite, isRecord, objectOf, record, shapeError, text } from '../shape'
+
+export const SERVICE = 'SEC EDGAR'
 
 export type TickerFile = Record<string, { cik_str: number; ticker: string; title: string }>
 
@@ -29,15 +32,46 @@ export const padCik = (cik: string | number) => String(cik).replace(/\D/g, '').p
  */
 export function firstListedTicker(file: TickerFile, tickers: string[]): { ticker: string; cik: string; title: string } | null {
   const rows = new Map<string, { cik_str: number; title: string }>()
-  for (const row of Object.values(file)) {
-    const t = typeof row?.ticker === 'string' ? row.ticker.toUpperCase() : null
-    if (t !== null && !rows.has(t)) rows.set(t, row)
+  // The declared type is what the SEC publishes; rows without a ticker, a numeric CIK and a title are skipped.
+  for (const row of Object.values(objectOf(file, SERVICE, 'the ticker file'))) {
+    if (!isRecord(row) || typeof row.ticker !== 'string' || typeof row.title !== 'string' || !isCik(row.cik_str)) continue
+    const t = row.ticker.toUpperCase()
+    if (!rows.has(t)) rows.set(t, { cik_str: row.cik_str, title: row.title })
   }
   for (const ticker of tickers) {
     const row = rows.get(ticker.toUpperCase())
     if (row) return { ticker, cik: padCik(row.cik_str), title: row.title }
   }
   return null
+}
+
+/** A CIK as the SEC writes it: a whole number of at most ten digits (the ticker file's `cik_str` is a number, despite its name). */
+const isCik = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v < 1e10
+
+/** Company facts whose `facts` is an object and `entityName` text; another shape is the shape error. */
+export function readCompanyFacts(body: unknown): CompanyFacts {
+  const o = objectOf(body, SERVICE, 'the company facts')
+  objectOf(o.facts, SERVICE, 'company facts `facts`')
+  if (typeof o.entityName !== 'string') throw shapeError(SERVICE, 'the company facts have no entityName')
+  return o as unknown as CompanyFacts
+}
+
+/** The values of a concept in USD that have the fields a reader needs; others are skipped. */
+function usdValues(facts: CompanyFacts, taxonomy: string, concept: string): FactValue[] {
+  const usd = record(record(record(record(record(facts.facts)[taxonomy])[concept]).units)).USD
+  if (!Array.isArray(usd)) return []
+  const out: FactValue[] = []
+  for (const v of usd) {
+    if (!isRecord(v)) continue
+    const end = text(v.end)
+    const val = finite(v.val)
+    const form = text(v.form)
+    const filed = text(v.filed)
+    const accn = text(v.accn)
+    if (end === null || val === null || form === null || filed === null || accn === null) continue
+    out.push({ start: text(v.start) ?? undefined, end, val, accn, fy: finite(v.fy) ?? undefined, form, filed })
+  }
+  return out
 }
 
 const REVENUE = ['Revenues', 'RevenueFromContractWithCustomerExcludingAssessedTax', 'RevenueFromContractWithCustomerIncludingAssessedTax', 'SalesRevenueNet']
@@ -65,8 +99,7 @@ const isAnnual = (v: FactValue) => !!v.start && (Date.parse(v.end) - Date.parse(
 function annualByEnd(facts: CompanyFacts, concepts: string[]): Map<string, FactValue> {
   const out = new Map<string, FactValue>()
   for (const concept of concepts) {
-    const values = facts.facts['us-gaap']?.[concept]?.units?.USD ?? []
-    for (const v of values) {
+    for (const v of usdValues(facts, 'us-gaap', concept)) {
       if (!isAnnual(v)) continue
       const prior = out.get(v.end)
       if (!prior || v.filed > prior.filed) out.set(v.end, v)
@@ -110,7 +143,8 @@ export function annualFigures(facts: CompanyFacts, years = 3): AnnualFigures[] {
 
 /** The latest public float (dei:EntityPublicFloat) in USD: not market capitalization, which EDGAR does not report. */
 export function publicFloat(facts: CompanyFacts): { value_usd: number; as_of: string } | null {
-  const values = facts.facts.dei?.EntityPublicFloat?.units?.USD ?? []
-  const last = [...values].sort((a, b) => a.end.localeCompare(b.end)).pop()
+  const last = usdValues(facts, 'dei', 'EntityPublicFloat')
+    .sort((a, b) => a.end.localeCompare(b.end))
+    .pop()
   return last ? { value_usd: last.val, as_of: last.end } : null
 }

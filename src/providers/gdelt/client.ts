@@ -1,10 +1,9 @@
 import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readText } from '../web/fetch'
-import { articlesOf, type ArtList, type NewsArticle } from './transform'
+import { articlesOf, SERVICE, type ArtList, type NewsArticle } from './transform'
 import { parseJson } from '../../lib/json-depth'
 
-const SERVICE = 'GDELT'
 export const DOC_API = 'https://api.gdeltproject.org/api/v2/doc/doc'
 
 /** Recent articles (last 3 months) matching a query, newest first. */
@@ -15,9 +14,12 @@ export async function searchNews(ctx: ActionContext, query: string, max = 20): P
   if (!res.ok) throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)
   // GDELT answers query problems ("phrase too short") as plain text with status 200.
   if (!text.trim().startsWith('{')) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} rejected the query: ${text.trim().slice(0, 160)}`)
+  let body: unknown
   try {
-    return { articles: articlesOf(parseJson(text) as ArtList), url }
+    body = parseJson(text)
   } catch {
     throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered with a body that is not JSON`)
   }
+  // Only the parse is caught: a reader's error names what was wrong with the answer's shape.
+  return { articles: articlesOf(body as ArtList), url }
 }

@@ -1,4 +1,8 @@
 /** GDELT DOC 2.0 API `mode=artlist&format=json` response. */
+import { objectOf, recordsOf, text } from '../shape'
+
+export const SERVICE = 'GDELT'
+
 export interface ArtList {
   articles?: { url: string; url_mobile?: string; title: string; seendate: string; socialimage?: string; domain: string; language: string; sourcecountry: string }[]
 }
@@ -18,15 +22,23 @@ export function seenDate(s: string): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : null
 }
 
-/** Articles of an artlist answer, deduplicated by URL and title. */
+/**
+ * Articles of an artlist answer, deduplicated by URL and title. Articles without a title or URL are
+ * skipped; a source, language or country that is not text reads as "" (GDELT always sends them).
+ */
 export function articlesOf(list: ArtList): NewsArticle[] {
   const seen = new Set<string>()
   const out: NewsArticle[] = []
-  for (const a of list.articles ?? []) {
-    const key = a.title.trim().toLowerCase()
-    if (seen.has(a.url) || seen.has(key)) continue
-    seen.add(a.url).add(key)
-    out.push({ title: a.title.trim(), url: a.url, source: a.domain, published_at: seenDate(a.seendate), language: a.language, country: a.sourcecountry })
+  // The declared type is what GDELT documents; the reads below hold for any JSON it sends.
+  for (const a of recordsOf(objectOf(list, SERVICE).articles, SERVICE, 'articles')) {
+    const title = text(a.title)?.trim()
+    const url = text(a.url)
+    if (!title || !url) continue
+    const key = title.toLowerCase()
+    if (seen.has(url) || seen.has(key)) continue
+    seen.add(url).add(key)
+    const published = text(a.seendate)
+    out.push({ title, url, source: text(a.domain) ?? '', published_at: published && seenDate(published), language: text(a.language) ?? '', country: text(a.sourcecountry) ?? '' })
   }
   return out
 }

@@ -4,6 +4,7 @@
  */
 import { ProviderError, UpstreamError } from '../errors'
 import { parseJson } from '../../lib/json-depth'
+import { isRecord, record, text } from '../shape'
 
 export const SERVICE = 'HubSpot'
 export const DEFAULT_API_BASE = 'https://api.hubapi.com'
@@ -193,7 +194,7 @@ export function parseAssociationPage(body: unknown): { ids: string[]; after?: st
   const b = body as { results?: { toObjectId?: unknown }[]; paging?: { next?: { after?: unknown } } } | null
   if (!b || !Array.isArray(b.results)) throw bad('associations page')
   const ids = b.results
-    .map((r) => r.toObjectId)
+    .map((r) => record(r).toObjectId)
     .filter((v) => typeof v === 'number' || typeof v === 'string')
     .map(String)
   const after = b.paging?.next?.after
@@ -203,7 +204,7 @@ export function parseAssociationPage(body: unknown): { ids: string[]; after?: st
 /** Reads a one-input batch upsert answer; an error inside the batch becomes an error body. */
 export function parseUpsert(body: unknown): { object: HubSpotObject; created: boolean } | { error: HubSpotErrorBody } {
   const b = body as { results?: (HubSpotObject & { new?: boolean })[]; errors?: HubSpotErrorBody[] } | null
-  if (b && Array.isArray(b.errors) && b.errors.length > 0) return { error: b.errors[0] }
+  if (b && Array.isArray(b.errors) && b.errors.length > 0) return { error: errorBodyFrom(b.errors[0]) }
   if (!b || !Array.isArray(b.results) || b.results.length !== 1) throw bad('upsert result')
   return { object: parseObject(b.results[0]), created: b.results[0].new === true }
 }
@@ -252,15 +253,34 @@ export function invalidProperties(body: HubSpotErrorBody): { name: string; messa
   return out
 }
 
+/**
+ * An error body with the fields of HubSpot's error JSON that have their documented types; the others
+ * are dropped, so a message that is a number or an `errors` that is an object reads as absent.
+ */
+export function errorBodyFrom(value: unknown): HubSpotErrorBody {
+  const o = record(value)
+  const out: HubSpotErrorBody = {}
+  for (const key of ['status', 'message', 'category', 'correlationId'] as const) {
+    const v = text(o[key])
+    if (v !== null) out[key] = v
+  }
+  if (o.subCategory !== undefined) out.subCategory = o.subCategory
+  if (isRecord(o.context)) out.context = o.context
+  if (Array.isArray(o.errors)) {
+    out.errors = o.errors.filter(isRecord).map((e) => ({ message: text(e.message) ?? undefined, code: text(e.code) ?? undefined, context: isRecord(e.context) ? e.context : undefined }))
+  }
+  return out
+}
+
 /** Reads a body that should be HubSpot's error JSON; anything else becomes a message-only body. */
-export function errorBodyOf(text: string): HubSpotErrorBody {
+export function errorBodyOf(body: string): HubSpotErrorBody {
   try {
-    const parsed = parseJson(text)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as HubSpotErrorBody
+    const parsed = parseJson(body)
+    if (isRecord(parsed)) return errorBodyFrom(parsed)
   } catch {
     // Gateways answer HTML or text; keep a short excerpt as the message.
   }
-  return { message: text.replace(/\s+/g, ' ').trim().slice(0, 200) }
+  return { message: body.replace(/\s+/g, ' ').trim().slice(0, 200) }
 }
 
 const RECONNECT = 'reconnect HubSpot at PUT /v1/integrations/crm'

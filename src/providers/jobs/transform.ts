@@ -1,4 +1,5 @@
 /** Public job-board APIs: board discovery from links, and each board's response shape. */
+import { objectOf, record, recordsOf, text, type Fields } from '../shape'
 
 export type Board = { kind: 'greenhouse' | 'lever' | 'ashby'; token: string }
 
@@ -55,43 +56,59 @@ export interface AshbyBoard {
   jobs: { title: string; location?: string; department?: string; team?: string; employmentType?: string; isListed?: boolean; publishedAt?: string; jobUrl: string }[]
 }
 
+/** A posting with the title and URL a listing needs; null (the posting skipped) without them. */
+function posting(title: unknown, url: unknown, rest: Omit<JobPosting, 'title' | 'url'>): JobPosting | null {
+  return typeof title === 'string' && typeof url === 'string' ? { title, url, ...rest } : null
+}
+
+const listed = (postings: (JobPosting | null)[]) => postings.filter((p): p is JobPosting => p !== null)
+
+// The declared types are what the boards document; the reads below hold for any JSON a board sends.
+
 export function fromGreenhouse(body: GreenhouseJobs): JobPosting[] {
-  return (body.jobs ?? []).map((j) => ({
-    title: j.title,
-    location: j.location?.name ?? null,
-    department: j.departments?.[0]?.name ?? null,
-    employment_type: null,
-    url: j.absolute_url,
-    posted_at: j.first_published ?? j.updated_at ?? null,
-    board: 'greenhouse',
-  }))
+  return listed(
+    recordsOf(objectOf(body, 'Greenhouse').jobs, 'Greenhouse', 'jobs').map((j) =>
+      posting(j.title, j.absolute_url, {
+        location: text(record(j.location).name),
+        department: text(record(Array.isArray(j.departments) ? j.departments[0] : null).name),
+        employment_type: null,
+        posted_at: text(j.first_published) ?? text(j.updated_at),
+        board: 'greenhouse',
+      }),
+    ),
+  )
 }
 
 /** Lever's millisecond timestamp as ISO text; null for one no Date can hold (past ±8.64e15 ms, e.g. nanoseconds). */
 const leverTime = (ms: unknown) => (typeof ms === 'number' && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null)
 
 export function fromLever(body: LeverPostings): JobPosting[] {
-  return (Array.isArray(body) ? body : []).map((j) => ({
-    title: j.text,
-    location: j.categories?.location ?? null,
-    department: j.categories?.department ?? j.categories?.team ?? null,
-    employment_type: j.categories?.commitment ?? null,
-    url: j.hostedUrl,
-    posted_at: leverTime(j.createdAt),
-    board: 'lever',
-  }))
+  return listed(
+    recordsOf(body, 'Lever', 'the postings').map((j) => {
+      const categories: Fields = record(j.categories)
+      return posting(j.text, j.hostedUrl, {
+        location: text(categories.location),
+        department: text(categories.department) ?? text(categories.team),
+        employment_type: text(categories.commitment),
+        posted_at: leverTime(j.createdAt),
+        board: 'lever',
+      })
+    }),
+  )
 }
 
 export function fromAshby(body: AshbyBoard): JobPosting[] {
-  return (body.jobs ?? [])
-    .filter((j) => j.isListed !== false)
-    .map((j) => ({
-      title: j.title,
-      location: j.location ?? null,
-      department: j.department ?? j.team ?? null,
-      employment_type: j.employmentType ?? null,
-      url: j.jobUrl,
-      posted_at: j.publishedAt ?? null,
-      board: 'ashby',
-    }))
+  return listed(
+    recordsOf(objectOf(body, 'Ashby').jobs, 'Ashby', 'jobs')
+      .filter((j) => j.isListed !== false)
+      .map((j) =>
+        posting(j.title, j.jobUrl, {
+          location: text(j.location),
+          department: text(j.department) ?? text(j.team),
+          employment_type: text(j.employmentType),
+          posted_at: text(j.publishedAt),
+          board: 'ashby',
+        }),
+      ),
+  )
 }

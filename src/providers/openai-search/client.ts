@@ -2,9 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { openAiSearchRequest, readOpenAiSearch, type ResponsesBody } from './transform'
-
-const SERVICE = 'OpenAI web search'
+import { failureReason, openAiSearchRequest, readOpenAiSearch, SERVICE, type ResponsesBody } from './transform'
 
 /** Asks the OpenAI Responses API one question with the web search tool; returns the answer and its citations. */
 export async function askOpenAiSearch(ctx: ActionContext, access: EngineAccess, question: string) {
@@ -23,8 +21,7 @@ export async function askOpenAiSearch(ctx: ActionContext, access: EngineAccess, 
   }
   const body = await readJson<ResponsesBody>(res, SERVICE)
   if (!res.ok) {
-    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${body.error?.message ?? ''}`.trim(), res.status)
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${failureReason(body) ?? ''}`.trim(), res.status)
   }
-  if (body.status === 'failed') throw new UpstreamError(SERVICE, 'status', `${SERVICE} failed: ${body.error?.message ?? 'no reason given'}`)
   return readOpenAiSearch(body)
 }

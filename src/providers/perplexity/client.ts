@@ -2,9 +2,8 @@ import type { ActionContext } from '../../runtime/context'
 import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { perplexityRequest, readPerplexity, type PerplexityResponse } from './transform'
+import { perplexityRequest, readPerplexity, SERVICE, type PerplexityResponse } from './transform'
 
-const SERVICE = 'Perplexity'
 export const PERPLEXITY_BASE = 'https://api.perplexity.ai'
 
 /** Asks Perplexity's Chat Completions API one question; returns the answer and its citations. */

@@ -1,4 +1,7 @@
 /** Perplexity Chat Completions response (Sonar models) and its reader. */
+import { isRecord, listOf, objectOf, record, recordsOf, text } from '../shape'
+
+export const SERVICE = 'Perplexity'
 
 export interface PerplexityResponse {
   id?: string
@@ -25,13 +28,16 @@ export function perplexityRequest(model: string, question: string): Record<strin
   }
 }
 
-const uniq = (xs: string[]) => [...new Set(xs.filter((x) => typeof x === 'string' && /^https?:\/\//i.test(x)))]
+const uniq = (xs: unknown[]) => [...new Set(xs.filter((x): x is string => typeof x === 'string' && /^https?:\/\//i.test(x)))]
 
 /** Answer text, cited URLs (`citations`) and consulted URLs (`search_results`). */
-export function readPerplexity(body: PerplexityResponse): { text: string; cited: string[]; sources: string[]; model: string | null } {
-  const text = body.choices?.[0]?.message?.content ?? ''
-  const sources = uniq((body.search_results ?? []).map((r) => r.url))
+export function readPerplexity(answer: PerplexityResponse): { text: string; cited: string[]; sources: string[]; model: string | null } {
+  // The declared type is what Perplexity documents; the reads below hold for any JSON it sends.
+  const body = objectOf(answer, SERVICE)
+  const choice = listOf(body.choices, SERVICE, 'choices')[0]
+  const answerText = text(record(isRecord(choice) ? choice.message : null).content) ?? ''
+  const sources = uniq(recordsOf(body.search_results, SERVICE, 'search_results').map((r) => r.url))
   // Older answers carry only `citations`; newer ones both. Cited = the [n] targets.
-  const cited = uniq(body.citations ?? sources)
-  return { text, cited, sources: sources.length ? sources : cited, model: body.model ?? null }
+  const cited = body.citations === undefined || body.citations === null ? sources : uniq(listOf(body.citations, SERVICE, 'citations'))
+  return { text: answerText, cited, sources: sources.length ? sources : cited, model: text(body.model) }
 }

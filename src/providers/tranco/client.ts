@@ -1,6 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
+import { finite, objectOf, recordsOf, text } from '../shape'
 
 const SERVICE = 'Tranco'
 
@@ -10,9 +11,16 @@ export interface TrancoRanks {
   ranks: { date: string; rank: number }[]
 }
 
-/** Ranks sorted oldest first, with the latest and best rank; null when the domain is not in the list. */
+/** Ranks sorted oldest first, with the latest and best rank; null when the domain is not in the list. Entries without a date and a rank are skipped. */
 export function summarizeRanks(body: TrancoRanks): { latest: { date: string; rank: number }; best: number; history: { date: string; rank: number }[] } | null {
-  const history = [...(body.ranks ?? [])].filter((r) => Number.isFinite(r.rank)).sort((a, b) => a.date.localeCompare(b.date))
+  // The declared type is what Tranco documents; the reads below hold for any JSON it sends.
+  const history = recordsOf(objectOf(body, SERVICE).ranks, SERVICE, 'ranks')
+    .flatMap((r) => {
+      const date = text(r.date)
+      const rank = finite(r.rank)
+      return date !== null && rank !== null ? [{ date, rank }] : []
+    })
+    .sort((a, b) => a.date.localeCompare(b.date))
   if (!history.length) return null
   return { latest: history[history.length - 1], best: history.reduce((best, r) => Math.min(best, r.rank), Infinity), history }
 }

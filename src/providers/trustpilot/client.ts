@@ -1,6 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
+import { finite, objectOf, record, shapeError, text } from '../shape'
 
 const SERVICE = 'Trustpilot'
 export const FIND_URL = 'https://api.trustpilot.com/v1/business-units/find'
@@ -15,17 +16,22 @@ export interface BusinessUnit {
   numberOfReviews?: { total?: number; oneStar?: number; twoStars?: number; threeStars?: number; fourStars?: number; fiveStars?: number }
 }
 
-/** The review summary of a business unit. */
+/** The review summary of a business unit; figures that are not numbers read as null, a unit without a name is the shape error. */
 export function reviewSummary(unit: BusinessUnit) {
-  const n = unit.numberOfReviews ?? {}
+  // The declared type is what Trustpilot documents; the reads below hold for any JSON it sends.
+  const u = objectOf(unit, SERVICE, 'the business unit')
+  const name = text(u.displayName)
+  if (name === null) throw shapeError(SERVICE, 'the business unit has no displayName')
+  const n = record(u.numberOfReviews)
+  const score = record(u.score)
   return {
     site: 'Trustpilot',
-    name: unit.displayName,
-    trust_score: unit.score?.trustScore ?? null,
-    stars: unit.score?.stars ?? null,
-    review_count: n.total ?? null,
-    distribution: { '1': n.oneStar ?? null, '2': n.twoStars ?? null, '3': n.threeStars ?? null, '4': n.fourStars ?? null, '5': n.fiveStars ?? null },
-    profile_url: `https://www.trustpilot.com/review/${unit.name?.identifying ?? ''}`,
+    name,
+    trust_score: finite(score.trustScore),
+    stars: finite(score.stars),
+    review_count: finite(n.total),
+    distribution: { '1': finite(n.oneStar), '2': finite(n.twoStars), '3': finite(n.threeStars), '4': finite(n.fourStars), '5': finite(n.fiveStars) },
+    profile_url: `https://www.trustpilot.com/review/${text(record(u.name).identifying) ?? ''}`,
   }
 }
 
@@ -47,5 +53,5 @@ export async function findBusinessUnit(ctx: ActionContext, domain: string): Prom
     await res.body?.cancel()
     throw new UpstreamError(SERVICE, 'status', `${SERVICE} answered ${res.status}`, res.status)
   }
-  return { unit: await readJson<BusinessUnit>(res, SERVICE), url }
+  return { unit: objectOf(await readJson(res, SERVICE), SERVICE) as unknown as BusinessUnit, url }
 }

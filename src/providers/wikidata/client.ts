@@ -1,9 +1,8 @@
 import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { hostOf, itemIds, stringValues, websiteQuery, type EntitiesResponse, type SparqlResult, type WikidataEntity } from './transform'
+import { entitiesOf, hostOf, itemIds, SERVICE, stringValues, websiteQuery, type EntitiesResponse, type SparqlResult, type WikidataEntity } from './transform'
 
-const SERVICE = 'Wikidata'
 export const SPARQL_URL = 'https://query.wikidata.org/sparql'
 export const API_URL = 'https://www.wikidata.org/w/api.php'
 
@@ -21,7 +20,7 @@ export async function getEntities(ctx: ActionContext, ids: string[], props = 'la
   if (!ids.length) return { entities: {}, url: '' }
   const url = `${API_URL}?action=wbgetentities&format=json&ids=${ids.slice(0, 50).join('|')}&props=${encodeURIComponent(props)}&languages=en&sitefilter=enwiki`
   const body = await getJson<EntitiesResponse>(ctx, url)
-  return { entities: body.entities ?? {}, url }
+  return { entities: entitiesOf(body), url }
 }
 
 /**
@@ -35,6 +34,6 @@ export async function findCompany(ctx: ActionContext, domain: string): Promise<{
   const ids = itemIds(await getJson<SparqlResult>(ctx, sparqlUrl))
   if (!ids.length) return { entity: null, others: [], sources: [sparqlUrl] }
   const { entities, url } = await getEntities(ctx, ids)
-  const confirmed = ids.map((id) => entities[id]).filter((e) => e && stringValues(e, 'P856').some((site) => hostOf(site) === domain))
+  const confirmed = ids.map((id) => entities[id]).filter((e) => e !== undefined && stringValues(e, 'P856').some((site) => hostOf(site) === domain))
   return { entity: confirmed[0] ?? null, others: confirmed.slice(1).map((e) => e.id), sources: [sparqlUrl, url] }
 }

@@ -1,4 +1,11 @@
-/** Shapes of the Wikidata APIs the research reads, and pure readers over them. */
+/**
+ * Shapes of the Wikidata APIs the research reads, and pure readers over them. The declared types are
+ * what Wikidata documents; the readers hold for any JSON it sends (statements, qualifiers and labels
+ * of another shape are skipped).
+ */
+import { finite, isRecord, objectOf, record, recordsOf, text } from '../shape'
+
+export const SERVICE = 'Wikidata'
 
 export interface SparqlResult {
   results: { bindings: Record<string, { type: string; value: string }>[] }
@@ -44,22 +51,35 @@ export function websiteQuery(domain: string): string {
 
 /** Q-ids from a SPARQL result with an ?item column. */
 export function itemIds(result: SparqlResult): string[] {
-  return result.results.bindings.map((b) => b.item?.value.split('/').pop() ?? '').filter((id) => /^Q\d+$/.test(id))
+  const bindings = recordsOf(objectOf(objectOf(result, SERVICE, 'the SPARQL result').results, SERVICE, 'SPARQL `results`').bindings, SERVICE, 'SPARQL bindings')
+  return bindings.map((b) => text(record(b.item).value)?.split('/').pop() ?? '').filter((id) => /^Q\d+$/.test(id))
+}
+
+/** The entities of a wbgetentities answer that are objects with an id, by id (no prototype: ids come from answers). */
+export function entitiesOf(body: EntitiesResponse): Record<string, WikidataEntity> {
+  const out: Record<string, WikidataEntity> = Object.create(null)
+  for (const [id, e] of Object.entries(record(objectOf(body, SERVICE, 'the entities answer').entities))) {
+    if (isRecord(e) && typeof e.id === 'string') out[id] = e as unknown as WikidataEntity
+  }
+  return out
 }
 
 /** Statements of a property, best rank first, deprecated ones dropped. */
 function statements(entity: WikidataEntity, property: string): Statement[] {
-  const all = (entity.claims?.[property] ?? []).filter((s) => s.rank !== 'deprecated' && s.mainsnak.snaktype !== 'novalue' && s.mainsnak.datavalue)
+  const listed = record(entity.claims)[property]
+  const all = (Array.isArray(listed) ? listed : []).filter(
+    (s): s is Statement => isRecord(s) && isRecord(s.mainsnak) && s.rank !== 'deprecated' && s.mainsnak.snaktype !== 'novalue' && isRecord(s.mainsnak.datavalue),
+  )
   const preferred = all.filter((s) => s.rank === 'preferred')
   return preferred.length ? preferred : all
 }
 
 const timeOf = (v: unknown): string | null => {
-  const t = (v as { time?: string; precision?: number })?.time
+  const t = text(record(v).time)
   if (!t) return null
   const m = /^[+-]?(\d{4,})-(\d\d)-(\d\d)/.exec(t)
   if (!m) return null
-  const precision = (v as { precision?: number }).precision ?? 11
+  const precision = finite(record(v).precision) ?? 11
   if (precision <= 9) return m[1]
   if (precision === 10) return `${m[1]}-${m[2]}`
   return `${m[1]}-${m[2]}-${m[3]}`
@@ -94,7 +114,8 @@ export function latestQuantity(entity: WikidataEntity, property: string): { valu
   for (const s of statements(entity, property)) {
     const amount = Number((s.mainsnak.datavalue?.value as { amount?: string })?.amount)
     if (!Number.isFinite(amount)) continue
-    const asOf = timeOf(s.qualifiers?.P585?.[0]?.datavalue?.value)
+    const pointInTime = record(s.qualifiers).P585
+    const asOf = timeOf(record(record(Array.isArray(pointInTime) ? pointInTime[0] : null).datavalue).value)
     if (!best || (asOf && (!best.as_of || asOf > best.as_of))) best = { value: amount, as_of: asOf }
   }
   return best
@@ -103,8 +124,8 @@ export function latestQuantity(entity: WikidataEntity, property: string): { valu
 /** Ticker symbols: P249 qualifiers on "stock exchange" (P414) statements, with the exchange id. */
 export function tickers(entity: WikidataEntity): { ticker: string; exchange: string | null }[] {
   return statements(entity, 'P414').flatMap((s) =>
-    (s.qualifiers?.P249 ?? [])
-      .map((q) => q.datavalue?.value)
+    (Array.isArray(record(s.qualifiers).P249) ? (record(s.qualifiers).P249 as unknown[]) : [])
+      .map((q) => record(record(q).datavalue).value)
       .filter((v): v is string => typeof v === 'string')
       .map((ticker) => ({ ticker, exchange: (s.mainsnak.datavalue?.value as { id?: string })?.id ?? null })),
   )
@@ -112,8 +133,8 @@ export function tickers(entity: WikidataEntity): { ticker: string; exchange: str
 
 /** English label (or the first label) of an entity. */
 export function labelOf(entity: WikidataEntity | undefined): string | null {
-  if (!entity?.labels) return null
-  return entity.labels.en?.value ?? Object.values(entity.labels)[0]?.value ?? null
+  const labels = record(record(entity).labels)
+  return text(record(labels.en).value) ?? text(record(Object.values(labels)[0]).value)
 }
 
 /** Host of a URL without www., lower-cased. */

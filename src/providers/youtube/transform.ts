@@ -173,7 +173,7 @@ function runsText(value: Json): string {
 export function assertPlayable(player: Json, videoId: string): void {
   const status = player?.playabilityStatus?.status as string | undefined
   if (status === undefined || status === 'OK') return
-  const reason = String(player.playabilityStatus.reason ?? runsText(player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.reason) ?? '')
+  const reason = typeof player.playabilityStatus.reason === 'string' ? player.playabilityStatus.reason : runsText(player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.reason)
   if (/private/i.test(reason)) {
     throw new ProviderError('not_found', `Video ${videoId} is private: only its owner can watch it, so its transcript cannot be fetched.`, 'url')
   }
@@ -189,7 +189,8 @@ export function assertPlayable(player: Json, videoId: string): void {
   if (status === 'ERROR' && /unavailable/i.test(reason)) {
     throw new ProviderError('not_found', `Video ${videoId} is unavailable: it does not exist or was removed (YouTube: "${reason}").`, 'url')
   }
-  const subreasons = (player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.subreason?.runs ?? []).map((r: Json) => String(r?.text ?? '').trim()).filter(Boolean)
+  const runs = player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.subreason?.runs
+  const subreasons = (Array.isArray(runs) ? runs : []).map((r: Json) => (typeof r?.text === 'string' ? r.text.trim() : '')).filter(Boolean)
   const why = [reason || status, ...subreasons].join('; ')
   throw new ProviderError('unprocessable', `Video ${videoId} cannot be played (${status}): ${why}.`, 'url')
 }
@@ -210,7 +211,9 @@ export function captionTracks(player: Json, videoId: string): { tracks: CaptionT
       generated: t.kind === 'asr',
       translatable: t.isTranslatable === true,
     }))
-  const translationLanguages: TranslationLanguage[] = (renderer.translationLanguages ?? [])
+  // Tracks are listed, but none with a URL and a language: the answer is not one this reader knows.
+  if (tracks.length === 0) throw new UpstreamError(SERVICE, 'invalid', `YouTube listed caption tracks for video ${videoId} without a URL and language`)
+  const translationLanguages: TranslationLanguage[] = (Array.isArray(renderer.translationLanguages) ? renderer.translationLanguages : [])
     .filter((l: Json) => typeof l?.languageCode === 'string')
     .map((l: Json) => ({ languageCode: l.languageCode, name: runsText(l.languageName) || l.languageCode }))
   return { tracks, translationLanguages }

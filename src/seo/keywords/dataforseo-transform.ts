@@ -1,5 +1,8 @@
 /** DataForSEO v3 response shapes (Labs keyword ideas and ranked keywords, SERP organic) and their readers. */
+import { listOf, objectOf, record, recordsOf, text, type Fields } from '../../providers/shape'
 import type { MeasuredKeyword, SerpObservation, SiteRanking } from './types'
+
+const SERVICE = 'DataForSEO'
 
 /** The common envelope: one task per live request. */
 export interface DfsEnvelope<R> {
@@ -23,46 +26,57 @@ export type RankedKeywordsResult = {
 export type SerpResult = { keyword?: string; items?: { type: string; rank_group?: number; rank_absolute?: number; domain?: string; url?: string; title?: string | null }[] | null }
 
 /** The first task's first result, or an error message (status codes other than 20000; 40102 "no results" is empty). */
-export function firstResult<R>(body: DfsEnvelope<R>): { result: R | null; error: string | null } {
-  if (body.status_code !== 20000) return { result: null, error: body.status_message || `status ${body.status_code}` }
-  const task = body.tasks?.[0]
-  if (!task) return { result: null, error: 'no task in the answer' }
+export function firstResult<R>(answer: DfsEnvelope<R>): { result: R | null; error: string | null } {
+  // The declared type is what DataForSEO documents; the reads below hold for any JSON it sends.
+  const body = objectOf(answer, SERVICE)
+  if (body.status_code !== 20000) return { result: null, error: text(body.status_message) || `status ${String(body.status_code).slice(0, 20)}` }
+  const first = listOf(body.tasks, SERVICE, 'tasks')[0]
+  if (first === undefined || first === null) return { result: null, error: 'no task in the answer' }
+  const task = objectOf(first, SERVICE, 'tasks[0]')
   if (task.status_code === 40102) return { result: null, error: null }
-  if (task.status_code !== 20000) return { result: null, error: task.status_message || `task status ${task.status_code}` }
-  return { result: task.result?.[0] ?? null, error: null }
+  if (task.status_code !== 20000) return { result: null, error: text(task.status_message) || `task status ${String(task.status_code).slice(0, 20)}` }
+  const result = listOf(task.result, SERVICE, 'tasks[0].result')[0]
+  return { result: result === undefined || result === null ? null : (objectOf(result, SERVICE, 'tasks[0].result[0]') as R), error: null }
 }
 
 /** A metric DataForSEO reports (volume, difficulty, cost, competition, position): a finite number, never below 0. */
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
 
-/** Metrics of one keyword item. */
-export function measured(k: DfsKeywordData): MeasuredKeyword {
+/** Metrics of one keyword item (its keyword already read as text). */
+function measured(keyword: string, k: Fields): MeasuredKeyword {
+  const info = record(k.keyword_info)
   return {
-    keyword: k.keyword,
-    search_volume: num(k.keyword_info?.search_volume),
-    keyword_difficulty: num(k.keyword_properties?.keyword_difficulty),
-    cpc_usd: num(k.keyword_info?.cpc),
-    competition: num(k.keyword_info?.competition),
-    intent: k.search_intent_info?.main_intent ?? null,
+    keyword,
+    search_volume: num(info.search_volume),
+    keyword_difficulty: num(record(k.keyword_properties).keyword_difficulty),
+    cpc_usd: num(info.cpc),
+    competition: num(info.competition),
+    intent: text(record(k.search_intent_info).main_intent),
   }
 }
 
-/** Keyword ideas with metrics. */
+/** Keyword ideas with metrics; items without a keyword are skipped. */
 export function readIdeas(result: KeywordIdeasResult | null): MeasuredKeyword[] {
-  return (result?.items ?? []).filter((i) => i?.keyword).map(measured)
+  return recordsOf(record(result).items, SERVICE, 'keyword ideas items').flatMap((i) => {
+    const keyword = text(i.keyword)
+    return keyword ? [measured(keyword, i)] : []
+  })
 }
 
-/** Organic rankings of a domain. */
+/** Organic rankings of a domain; items without a keyword are skipped. */
 export function readRankings(result: RankedKeywordsResult | null): SiteRanking[] {
-  return (result?.items ?? [])
-    .filter((i) => i?.keyword_data?.keyword && (i.ranked_serp_element?.serp_item?.type ?? 'organic') === 'organic')
-    .map((i) => ({ keyword: i.keyword_data.keyword, position: num(i.ranked_serp_element?.serp_item?.rank_group), url: i.ranked_serp_element?.serp_item?.url ?? null }))
+  return recordsOf(record(result).items, SERVICE, 'ranked keywords items').flatMap((i) => {
+    const keyword = text(record(i.keyword_data).keyword)
+    const serp = record(record(i.ranked_serp_element).serp_item)
+    if (!keyword || (serp.type ?? 'organic') !== 'organic') return []
+    return [{ keyword, position: num(serp.rank_group), url: text(serp.url) }]
+  })
 }
 
 /** Organic results of a SERP. */
 export function readSerp(keyword: string, result: SerpResult | null): SerpObservation {
-  const results = (result?.items ?? [])
+  const results = recordsOf(record(result).items, SERVICE, 'SERP items')
     .filter((i) => i.type === 'organic' && typeof i.url === 'string')
-    .map((i) => ({ position: i.rank_group ?? i.rank_absolute ?? 0, url: i.url!, title: i.title ?? null }))
+    .map((i) => ({ position: num(i.rank_group) ?? num(i.rank_absolute) ?? 0, url: i.url as string, title: text(i.title) }))
   return { keyword, results }
 }
