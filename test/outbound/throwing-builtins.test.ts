@@ -1,0 +1,35 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { action, json, mockFetch, newCaller, request } from '../helpers'
+import { expectFieldEnvelope } from './envelope'
+
+/** Text JSON allows but some built-ins throw on: lone surrogates, among characters URLs care about. */
+const loneText = (units = ['\ud800', '\udfff', 'a', '%', '\n', 'é']) => fc.string({ unit: fc.constantFrom(...units), minLength: 1, maxLength: 8 })
+/** A word (no whitespace, which an address may not hold) with at least one lone surrogate. */
+const loneWord = loneText(['\ud800', '\udfff', 'a', '%', 'é']).filter((s) => !s.isWellFormed())
+
+async function hubspotCaller(): Promise<string> {
+  const { token } = await newCaller()
+  mockFetch(() => json({ results: [] }))
+  const res = await request('PUT', '/v1/integrations/crm', { token, body: { provider: 'hubspot', access_token: 'pat-na1-00000000-throws', verify: false } })
+  expect(res.status).toBe(200)
+  return token
+}
+
+describe('CRM: text a URL cannot carry', () => {
+  it('answers an email with a lone surrogate with a 400 naming the field', async () => {
+    const token = await hubspotCaller()
+    await fc.assert(
+      fc.asyncProperty(loneWord, fc.boolean(), async (local, lookup) => {
+        mockFetch(() => json({ results: [] }))
+        const email = `${local}x@example.com`
+        const res = lookup
+          ? await action('crm.v2.lookup_object', { object_type: 'contacts', object_id: email }, token)
+          : await action('crm.v2.update_object', { object_type: 'contacts', identifier_value: email, identification_method: 'Email Address (Contacts only)', properties: '{"firstname":"Ada"}' }, token)
+        expectFieldEnvelope(res, ['/object_id', '/identifier_value'])
+        expect(res.status).toBe(400)
+      }),
+      { numRuns: 20 },
+    )
+  })
+})
