@@ -33,3 +33,28 @@ describe('CRM: text a URL cannot carry', () => {
     )
   })
 })
+
+describe('post_to_social: a PDS answer a URL cannot carry', () => {
+  it('still answers 200 for a post that was made when the handle or record key holds a lone surrogate', async () => {
+    const { token } = await newCaller()
+    await fc.assert(
+      fc.asyncProperty(loneText(), loneText(), async (handle, rkey) => {
+        fc.pre(!handle.isWellFormed() || !rkey.isWellFormed())
+        const did = 'did:plc:aliceaaaaaaaaaaaaaaaaaaa'
+        mockFetch((req) => {
+          const path = new URL(req.url).pathname
+          if (path.endsWith('/com.atproto.server.createSession')) return json({ did, handle, accessJwt: 'access.jwt.x', refreshJwt: 'refresh.jwt.x' })
+          if (path.endsWith('/com.atproto.repo.createRecord')) return json({ uri: `at://${did}/app.bsky.feed.post/${rkey}`, cid: 'bafyreiabc' })
+          if (path.endsWith('/com.atproto.server.deleteSession')) return new Response(null, { status: 200 })
+          return new Response('not found', { status: 404 })
+        })
+        const res = await action('post_to_social', { username: 'alice@example.com', password: 'alic-e4pp-pass-w0rd', content: 'hello' }, token)
+        expectFieldEnvelope(res, [])
+        expect(res.status, JSON.stringify(res.body)).toBe(200)
+        expect(res.body.response.uri).toBe(`at://${did}/app.bsky.feed.post/${rkey}`)
+        expect(res.body.response.url).toBeNull()
+      }),
+      { numRuns: 20 },
+    )
+  })
+})
