@@ -1,7 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { action, json, mockFetch, newCaller, request } from '../helpers'
+import { sectionsOffExcept } from '../research/fakes'
 import { expectFieldEnvelope } from './envelope'
+
+const newsOnly = sectionsOffExcept('news')
 
 /** Text JSON allows but some built-ins throw on: lone surrogates, among characters URLs care about. */
 const loneText = (units = ['\ud800', '\udfff', 'a', '%', '\n', 'é']) => fc.string({ unit: fc.constantFrom(...units), minLength: 1, maxLength: 8 })
@@ -55,6 +58,33 @@ describe('post_to_social: a PDS answer a URL cannot carry', () => {
         expect(res.body.response.url).toBeNull()
       }),
       { numRuns: 20 },
+    )
+  })
+})
+
+describe('company research: a company name that is not valid text', () => {
+  it('still searches the news for a name with a lone surrogate (from the JSON-LD of the homepage)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        loneText().filter((s) => !s.isWellFormed()),
+        async (name) => {
+          const { token } = await newCaller()
+          const ld = JSON.stringify({ '@context': 'https://schema.org', '@type': 'Organization', name: `Acme ${name}` })
+          const seen = mockFetch((req) => {
+            if (new URL(req.url).hostname === 'api.gdeltproject.org') return json({ articles: [] })
+            return new Response(`<!doctype html><html><head><title>Acme</title><script type="application/ld+json">${ld}</script></head><body>Hi</body></html>`, {
+              headers: { 'content-type': 'text/html; charset=utf-8' },
+            })
+          })
+          const res = await action('company_research_v2_run_full_research', { domain: 'acme.example', ...newsOnly }, token)
+          expect(res.status, JSON.stringify(res.body)).toBe(200)
+          const news = res.body.response.sections.news
+          expect(news.status, news.note).not.toBe('error')
+          const gdelt = seen.filter((r) => new URL(r.url).hostname === 'api.gdeltproject.org')
+          expect(gdelt.map((r) => new URL(r.url).searchParams.get('query'))).toEqual([`"${`Acme ${name}`.trim().toWellFormed()}"`])
+        },
+      ),
+      { numRuns: 8 },
     )
   })
 })

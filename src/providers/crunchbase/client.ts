@@ -1,6 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
+import { encodeUriPart, encodeUriText } from '../../lib/text'
 import type { Autocomplete, OrganizationEntity } from './transform'
 
 const SERVICE = 'Crunchbase'
@@ -38,14 +39,16 @@ const host = (url: string | undefined) => {
  * hit for the domain whose `website_url` host equals the domain; no name-only matches.
  */
 export async function organizationByDomain(ctx: ActionContext, domain: string): Promise<{ org: OrganizationEntity | null; sources: string[] }> {
-  const searchUrl = `${API}/autocompletes?query=${encodeURIComponent(domain)}&collection_ids=organizations&limit=5`
+  const searchUrl = `${API}/autocompletes?query=${encodeUriText(domain)}&collection_ids=organizations&limit=5`
   const hits = (await get<Autocomplete>(ctx, searchUrl))?.entities ?? []
   const sources = [searchUrl]
   for (const hit of hits.slice(0, 3)) {
     const permalink = hit?.identifier?.permalink
-    // A permalink of dots would be a dot segment, reading another endpoint with the key.
-    if (typeof permalink !== 'string' || permalink === '' || /^\.+$/.test(permalink)) continue
-    const url = `${API}/entities/organizations/${encodeURIComponent(permalink)}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
+    // A permalink of dots would be a dot segment, reading another endpoint with the key; one with a
+    // lone surrogate names no organization a URL can reach.
+    const segment = typeof permalink === 'string' && !/^\.*$/.test(permalink) ? encodeUriPart(permalink) : null
+    if (segment === null) continue
+    const url = `${API}/entities/organizations/${segment}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
     const org = await get<OrganizationEntity>(ctx, url)
     sources.push(url)
     if (org && host(org.properties.website_url) === domain) return { org, sources }
