@@ -77,10 +77,18 @@ export function toApiError(err: unknown): ApiError | null {
   return null
 }
 
+/**
+ * What the built-ins throw on data (encodeURIComponent on a lone surrogate, toISOString on an
+ * out-of-range date, JSON.parse, new RegExp, repeat ...): the same data throws again on every
+ * delivery, so a retry only delays the failure. TypeError is left out: workerd throws it for
+ * network failures too.
+ */
+const DETERMINISTIC = new Set(['URIError', 'RangeError', 'SyntaxError'])
+
 /** Transient failures are worth retrying in the queue consumer. */
 export function isTransient(err: unknown): boolean {
   if (err instanceof Error && err.name === 'UpstreamError') return (err as UpstreamError).kind !== 'too_large' && (err as UpstreamError).kind !== 'invalid'
   const api = toApiError(err)
   if (api) return api.status === 429 || api.status === 502 || api.status === 504
-  return true
+  return !(err instanceof Error && DETERMINISTIC.has(err.name))
 }
