@@ -18,6 +18,15 @@ const GUARDED_CLIENT = ['src/providers/web/fetch.ts', 'src/providers/web/dns.ts'
 const fetchMessage = 'Outbound calls go through the guarded client (ctx.fetch, or createGuardedFetch in providers/web/fetch.ts), which checks every address, caps sizes and times out.'
 const sqlMessage = 'SQL lives only in src/db/: add a typed query function there and call it.'
 
+/**
+ * The URI built-ins throw URIError on text that reaches them from outside: a lone surrogate ("\\ud800",
+ * which JSON allows) in encodeURI*, bad percent-encoding ("%E0") in decodeURI*. Only lib/text.ts
+ * calls them, behind helpers that cannot throw (encodeUriPart, encodeUriText, encodeUri, decodeUriPart).
+ */
+const URI_HELPERS = 'src/lib/text.ts'
+const uriMessage = 'Use the helpers in src/lib/text.ts (encodeUriPart, encodeUriText, encodeUri, decodeUriPart): the built-in throws URIError on a lone surrogate or bad percent-encoding.'
+const noUriBuiltins = ['encodeURIComponent', 'encodeURI', 'decodeURIComponent', 'decodeURI'].map((name) => ({ name, message: uriMessage }))
+
 const noGlobalFetch = {
   globals: [{ name: 'fetch', message: fetchMessage }],
   syntax: [{ selector: "MemberExpression[object.name=/^(globalThis|self)$/][property.name='fetch']", message: fetchMessage }],
@@ -55,8 +64,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
-    ignores: ['src/db/**', ...GUARDED_CLIENT],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/db/**', ...GUARDED_CLIENT, URI_HELPERS],
+    rules: {
+      'no-restricted-globals': ['error', ...noGlobalFetch.globals, ...noUriBuiltins],
+      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noSql],
+    },
+  },
+  {
+    files: [URI_HELPERS],
     rules: {
       'no-restricted-globals': ['error', ...noGlobalFetch.globals],
       'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noSql],
@@ -65,13 +81,13 @@ export default tseslint.config(
   {
     files: ['src/db/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error', ...noGlobalFetch.globals],
+      'no-restricted-globals': ['error', ...noGlobalFetch.globals, ...noUriBuiltins],
       'no-restricted-syntax': ['error', ...noGlobalFetch.syntax],
     },
   },
   {
     files: GUARDED_CLIENT,
-    rules: { 'no-restricted-syntax': ['error', ...noSql] },
+    rules: { 'no-restricted-globals': ['error', ...noUriBuiltins], 'no-restricted-syntax': ['error', ...noSql] },
   },
   {
     // ReDoS: a regex that backtracks super-linearly can spend a request's whole CPU limit on one

@@ -28,6 +28,10 @@ const backtracking = 'export const isEmail = (s: string) => /^[^@]+@[^@]+\\.[^@]
 const rescanning = "export const bareHost = (s: string) => s.replace(/\\.+$/, '')\n"
 const linear = "export const bareHost = (s: string) => s.replace(/(?<!\\.)\\.+$/, '')\n"
 
+// Each throws URIError on text from outside: a lone surrogate, or bad percent-encoding.
+const uriBuiltins =
+  'export const a = (s: string) => encodeURIComponent(s)\nexport const b = (s: string) => encodeURI(s)\nexport const c = (s: string) => decodeURIComponent(s)\nexport const d = (s: string) => decodeURI(s)\n'
+
 describe('the design rules in the lint', () => {
   it('refuses the global fetch outside the guarded client', async () => {
     expect(await rulesAt('src/actions/probe/index.ts', globalFetch)).toEqual(['no-restricted-globals'])
@@ -62,5 +66,13 @@ describe('the design rules in the lint', () => {
     // Route tables and settings are the project's own text: a rescan there is not an attack.
     expect(await rulesAt('src/http/probe.ts', rescanning)).toEqual([])
     expect(await rulesAt('test/probe.test.ts', backtracking + rescanning)).toEqual([])
+  })
+
+  it('refuses the URI built-ins in src/ outside the helpers of lib/text.ts', async () => {
+    for (const path of ['src/providers/probe/client.ts', 'src/db/probe.ts', 'src/providers/web/fetch.ts', 'src/reports/probe.tsx']) {
+      expect(await linesAt(path, uriBuiltins, 'no-restricted-globals'), path).toEqual([1, 2, 3, 4])
+    }
+    expect(await rulesAt('src/lib/text.ts', uriBuiltins)).toEqual([])
+    expect(await rulesAt('test/probe.test.ts', uriBuiltins)).toEqual([])
   })
 })

@@ -161,7 +161,8 @@ describe('queued runs that fail the same way every time', () => {
   // The platform's failures are plain Errors (a D1 or KV hiccup, a dropped connection), some marked retryable.
   const transient: [string, () => unknown][] = [
     ['a D1 error', () => new Error('D1_ERROR: Network connection lost.')],
-    ['a retryable TypeError', () => Object.assign(new TypeError('Network connection lost.'), { retryable: true })],
+    ['a retryable TypeError', () => Object.assign(new TypeError('Fetch failed'), { retryable: true })],
+    ['a TypeError for a lost connection', () => new TypeError('Network connection lost.')],
     ['a thrown string', () => 'storage caused object to be reset'],
   ]
   for (const [name, fail] of transient) {

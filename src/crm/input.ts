@@ -62,7 +62,8 @@ export const lookupIdMethodField = z
 /** Lower-cased, trimmed email; null when it does not look like one. */
 export function normalizeEmail(text: string): string | null {
   const e = text.trim().toLowerCase()
-  return EMAIL.test(e) && e.length <= 254 ? e : null
+  // A lone surrogate ("\ud800", valid in JSON) has no UTF-8 form: no mailbox holds one, and a URL path cannot carry it.
+  return EMAIL.test(e) && e.length <= 254 && e.isWellFormed() ? e : null
 }
 
 /**

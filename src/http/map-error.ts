@@ -78,15 +78,17 @@ export function toApiError(err: unknown): ApiError | null {
 }
 
 /**
- * The errors JavaScript itself throws on a value it cannot take: the same run given the same data
- * throws them again (a page at "/%ZZ" failed decodeURIComponent on every delivery), so a queued run
- * ends at the first. The platform's own failures (D1, KV, Queues, a dropped connection) are plain
- * Errors, or carry `retryable: true`, and stay worth retrying.
+ * What JavaScript throws on a value it cannot take (decodeURIComponent on "/%ZZ", encodeURIComponent
+ * on a lone surrogate, toISOString on an out-of-range date, JSON.parse, a property of null): the same
+ * data throws again on every delivery, so a queued run ends at the first. The platform's own failures
+ * (D1, KV, Queues) are plain Errors, or carry `retryable: true`, and stay worth retrying; workerd also
+ * throws a TypeError for a connection lost mid-request, which is known by its message.
  */
 const DETERMINISTIC: (new (...args: never[]) => Error)[] = [TypeError, RangeError, URIError, SyntaxError, ReferenceError, EvalError]
+const PLATFORM_TRANSIENT = /network connection lost|connection (?:was )?reset|internal error|overloaded|object to be reset|code was updated/i
 
 function isDeterministic(err: Error): boolean {
-  if ((err as { retryable?: unknown }).retryable === true) return false
+  if ((err as { retryable?: unknown }).retryable === true || PLATFORM_TRANSIENT.test(err.message)) return false
   return DETERMINISTIC.some((kind) => err instanceof kind)
 }
 

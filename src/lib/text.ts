@@ -130,7 +130,6 @@ export function topEntries(counts: Map<string, number>, n: number): [string, num
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n)
 }
 
-/** The last path segment of a URL as words ("/blog/trail-running-shoes" -> "trail running shoes"). */
 /** A percent-encoded URL part decoded; null when it is not valid percent-encoding of UTF-8 ("%ZZ", "%E0"). */
 export function decodeUriPart(text: string): string | null {
   try {
@@ -140,6 +139,29 @@ export function decodeUriPart(text: string): string | null {
   }
 }
 
+/**
+ * `text` percent-encoded as one URL part (a path segment or query value); null when it holds a lone
+ * surrogate ("\ud800", which JSON allows), since UTF-8 cannot carry one and the built-in throws
+ * URIError. For identifiers, where a changed character would name another object.
+ */
+export function encodeUriPart(text: string): string | null {
+  return text.isWellFormed() ? encodeURIComponent(text) : null
+}
+
+/**
+ * `text` percent-encoded as one URL part, a lone surrogate sent as U+FFFD as URLSearchParams and
+ * TextEncoder send it. For search text, where the character could not be matched anyway.
+ */
+export function encodeUriText(text: string): string {
+  return encodeURIComponent(text.toWellFormed())
+}
+
+/** `text` percent-encoded as a whole URL (encodeURI); null when it holds a lone surrogate. */
+export function encodeUri(text: string): string | null {
+  return text.isWellFormed() ? encodeURI(text) : null
+}
+
+/** The last path segment of a URL as words ("/blog/trail-running-shoes" -> "trail running shoes"). */
 export function slugWords(url: string): string {
   let path: string
   try {

@@ -4,6 +4,7 @@ import { findPrincipalByTokenId } from '../db/tokens'
 import { ApiError } from '../http/errors'
 import type { AppEnv } from '../http/types'
 import { hmacSha256Hex, safeEqual } from '../lib/crypto'
+import { encodeUriText } from '../lib/text'
 
 /**
  * A browser cannot send a bearer header when it navigates, and the long-lived token must never sit in
@@ -26,7 +27,7 @@ export async function signReportLink(env: { ENCRYPTION_KEY?: string }, runId: st
   const expires = Math.floor(now / 1000) + REPORT_LINK_TTL_SECONDS
   const signature = await hmacSha256Hex(linkKey(env), message(runId, tokenId, expires))
   const query = new URLSearchParams({ token_id: tokenId, expires: String(expires), signature })
-  return { url: `/v1/runs/${encodeURIComponent(runId)}/report?${query}`, expires_at: new Date(expires * 1000).toISOString() }
+  return { url: `/v1/runs/${encodeUriText(runId)}/report?${query}`, expires_at: new Date(expires * 1000).toISOString() }
 }
 
 const bad = () => new ApiError('UNAUTHORIZED', 'The report link is invalid or has expired: open the report again from the console')

@@ -36,7 +36,7 @@ export const PostToSocialOutput = z.object({
   dry_run: z.boolean(),
   uri: z.string().nullable().describe('at:// URI of the created post; null for a dry run'),
   cid: z.string().nullable().describe('CID of the created record; null for a dry run'),
-  url: z.string().nullable().describe('Web address of the post on bsky.app; null for a dry run'),
+  url: z.string().nullable().describe('Web address of the post on bsky.app; null for a dry run, or when the PDS answered a handle or record key that is not valid text'),
   did: z.string().nullable().describe('DID of the posting account (null for a dry run)'),
   handle: z.string().nullable().describe('Handle of the posting account (null for a dry run)'),
   record: z.object({ $type: z.literal('app.bsky.feed.post'), text: z.string(), createdAt: z.string(), facets: z.array(Facet).optional(), embed: z.unknown().optional() }),

@@ -3,6 +3,7 @@ import type { GuardedFetch } from '../web/fetch'
 import { isValidHandle } from './richtext'
 import { parseJson } from '../../lib/json-depth'
 import { isRecord, record } from '../shape'
+import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'AT Protocol identity'
 const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]+$/
@@ -61,13 +62,13 @@ async function jsonOrNull(res: Response): Promise<unknown> {
 }
 
 async function viaPds(fetch: GuardedFetch, pdsUrl: string, handle: string): Promise<string | null> {
-  const res = await fetch(`${pdsUrl}/xrpc/com.atproto.identity.resolveHandle?handle=${encodeURIComponent(handle)}`, QUICK)
+  const res = await fetch(`${pdsUrl}/xrpc/com.atproto.identity.resolveHandle?handle=${encodeUriText(handle)}`, QUICK)
   const body = (await jsonOrNull(res)) as { did?: unknown } | null
   return isDid(body?.did) ? body.did : null
 }
 
 async function viaDns(fetch: GuardedFetch, dohUrl: string, handle: string): Promise<string | null> {
-  const res = await fetch(`${dohUrl}?name=${encodeURIComponent(`_atproto.${handle}`)}&type=TXT`, { ...QUICK, headers: { accept: 'application/dns-json' } })
+  const res = await fetch(`${dohUrl}?name=${encodeUriText(`_atproto.${handle}`)}&type=TXT`, { ...QUICK, headers: { accept: 'application/dns-json' } })
   // A resolver's answer of another shape (an Answer that is not a list, records that are not objects) holds no DID.
   const answers = record(await jsonOrNull(res)).Answer
   const dids = (Array.isArray(answers) ? answers : [])
@@ -142,7 +143,7 @@ export async function didDocument(fetch: GuardedFetch, settings: AtprotoSettings
   let url: string
   // A DID may carry "%" escapes; sent raw, "%2F.." would be decoded by the directory into another path.
   // Colons stay literal, as the directory's own URLs spell them.
-  if (did.startsWith('did:plc:')) url = `${settings.plcUrl}/${encodeURIComponent(did).replaceAll('%3A', ':')}`
+  if (did.startsWith('did:plc:')) url = `${settings.plcUrl}/${encodeUriText(did).replaceAll('%3A', ':')}`
   else if (did.startsWith('did:web:')) {
     const host = didWebHost(did)
     if (!host) return null

@@ -1,6 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { readJson } from '../web/fetch'
 import { finite, objectOf, shapeError, text } from '../shape'
+import { encodeUriText } from '../../lib/text'
 
 /** Public Bluesky AppView (no login needed for profile reads). */
 export const APPVIEW = 'https://public.api.bsky.app'
@@ -29,7 +30,7 @@ export function handleFromUrl(url: string): string | null {
 
 /** A public profile with follower counts; null when the AppView does not know the actor. */
 export async function getProfile(ctx: ActionContext, actor: string): Promise<{ profile: BskyProfile | null; url: string }> {
-  const url = `${APPVIEW}/xrpc/app.bsky.actor.getProfile?actor=${encodeURIComponent(actor)}`
+  const url = `${APPVIEW}/xrpc/app.bsky.actor.getProfile?actor=${encodeUriText(actor)}`
   const res = await ctx.fetch(url, { service: 'Bluesky', headers: { accept: 'application/json' }, timeoutMs: 10_000 })
   if (!res.ok) {
     await res.body?.cancel()

@@ -2,6 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { autocompletePermalinks, namedOrganization, readOrganization, SERVICE, type OrganizationEntity } from './transform'
+import { encodeUriPart, encodeUriText } from '../../lib/text'
 export const API = 'https://api.crunchbase.com/api/v4'
 
 async function get(ctx: ActionContext, url: string): Promise<unknown> {
@@ -36,14 +37,16 @@ const host = (url: string | undefined) => {
  * hit for the domain whose `website_url` host equals the domain; no name-only matches.
  */
 export async function organizationByDomain(ctx: ActionContext, domain: string): Promise<{ org: OrganizationEntity | null; sources: string[] }> {
-  const searchUrl = `${API}/autocompletes?query=${encodeURIComponent(domain)}&collection_ids=organizations&limit=5`
+  const searchUrl = `${API}/autocompletes?query=${encodeUriText(domain)}&collection_ids=organizations&limit=5`
   const found = await get(ctx, searchUrl)
   const hits = found === null ? [] : autocompletePermalinks(found)
   const sources = [searchUrl]
   for (const permalink of hits.slice(0, 3)) {
-    // A permalink of dots would be a dot segment, reading another endpoint with the key.
-    if (permalink === '' || /^\.+$/.test(permalink)) continue
-    const url = `${API}/entities/organizations/${encodeURIComponent(permalink)}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
+    // A permalink of dots would be a dot segment, reading another endpoint with the key; one with a
+    // lone surrogate names no organization a URL can reach.
+    const segment = /^\.*$/.test(permalink) ? null : encodeUriPart(permalink)
+    if (segment === null) continue
+    const url = `${API}/entities/organizations/${segment}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
     const body = await get(ctx, url)
     sources.push(url)
     const org = body === null ? null : readOrganization(body)

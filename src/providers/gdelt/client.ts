@@ -3,12 +3,14 @@ import { UpstreamError } from '../errors'
 import { readText } from '../web/fetch'
 import { articlesOf, SERVICE, type ArtList, type NewsArticle } from './transform'
 import { parseJson } from '../../lib/json-depth'
+import { encodeUriText } from '../../lib/text'
 
 export const DOC_API = 'https://api.gdeltproject.org/api/v2/doc/doc'
 
 /** Recent articles (last 3 months) matching a query, newest first. */
 export async function searchNews(ctx: ActionContext, query: string, max = 20): Promise<{ articles: NewsArticle[]; url: string }> {
-  const url = `${DOC_API}?query=${encodeURIComponent(query)}&mode=artlist&format=json&maxrecords=${max}&sort=datedesc&timespan=3months`
+  // The name comes from the company's own page or Wikidata: a lone surrogate in it is sent as U+FFFD.
+  const url = `${DOC_API}?query=${encodeUriText(query)}&mode=artlist&format=json&maxrecords=${max}&sort=datedesc&timespan=3months`
   const res = await ctx.fetch(url, { service: SERVICE, timeoutMs: 20_000 })
   const text = await readText(res, SERVICE)
   if (!res.ok) throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)

@@ -5,6 +5,7 @@
 import { ProviderError, UpstreamError } from '../errors'
 import { parseJson } from '../../lib/json-depth'
 import { isRecord, record, text } from '../shape'
+import { encodeUriPart } from '../../lib/text'
 
 export const SERVICE = 'HubSpot'
 export const DEFAULT_API_BASE = 'https://api.hubapi.com'
@@ -74,7 +75,15 @@ export interface CallContext {
   field?: 'properties' | 'associations'
 }
 
-const seg = (s: string) => encodeURIComponent(s)
+/**
+ * One path segment. Caller ids are checked before they get here, so a value a URL cannot carry (a
+ * lone surrogate) is an id HubSpot itself answered: a 502, not a request for some other object.
+ */
+function seg(s: string): string {
+  const part = encodeUriPart(s)
+  if (part === null) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered an object id that is not valid text (${JSON.stringify(s.slice(0, 40))})`)
+  return part
+}
 
 /** The URL of a request under the configured base. */
 export function requestUrl(base: string, req: HubSpotRequest): string {

@@ -2,10 +2,11 @@ import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { fromAshby, fromGreenhouse, fromLever, type AshbyBoard, type Board, type GreenhouseJobs, type JobPosting, type LeverPostings } from './transform'
+import { encodeUriText } from '../../lib/text'
 
 /** The public API URL of a board. */
 export function boardApiUrl(board: Board): string {
-  const t = encodeURIComponent(board.token)
+  const t = encodeUriText(board.token)
   switch (board.kind) {
     case 'greenhouse':
       return `https://boards-api.greenhouse.io/v1/boards/${t}/jobs`

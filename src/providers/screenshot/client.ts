@@ -1,6 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readText } from '../web/fetch'
+import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'Cloudflare Browser Rendering'
 
@@ -12,7 +13,7 @@ export function screenshotMissing(env: ActionContext['env']): string | null {
 }
 
 /** The Browser Rendering REST endpoint of an account. */
-export const screenshotEndpoint = (accountId: string) => `https://api.cloudflare.com/client/v4/accounts/${encodeURIComponent(accountId)}/browser-rendering/screenshot`
+export const screenshotEndpoint = (accountId: string) => `https://api.cloudflare.com/client/v4/accounts/${encodeUriText(accountId)}/browser-rendering/screenshot`
 
 /** A 1280x800 PNG of a page through the Browser Rendering REST API. */
 export async function takeScreenshot(ctx: ActionContext, pageUrl: string): Promise<Uint8Array> {

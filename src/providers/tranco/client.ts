@@ -2,6 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { finite, objectOf, recordsOf, text } from '../shape'
+import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'Tranco'
 
@@ -27,7 +28,7 @@ export function summarizeRanks(body: TrancoRanks): { latest: { date: string; ran
 
 /** The Tranco ranks of a domain (research-grade top-sites list; a rank, not a visit count). */
 export async function trancoRanks(ctx: ActionContext, domain: string): Promise<{ body: TrancoRanks; url: string }> {
-  const url = `https://tranco-list.eu/api/ranks/domain/${encodeURIComponent(domain)}`
+  const url = `https://tranco-list.eu/api/ranks/domain/${encodeUriText(domain)}`
   const res = await ctx.fetch(url, { service: SERVICE, headers: { accept: 'application/json' }, timeoutMs: 10_000 })
   if (!res.ok) {
     await res.body?.cancel()

@@ -2,6 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { finite, objectOf, record, shapeError, text } from '../shape'
+import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'Trustpilot'
 export const FIND_URL = 'https://api.trustpilot.com/v1/business-units/find'
@@ -39,7 +40,7 @@ export function reviewSummary(unit: BusinessUnit) {
 export async function findBusinessUnit(ctx: ActionContext, domain: string): Promise<{ unit: BusinessUnit | null; url: string }> {
   const key = ctx.env.TRUSTPILOT_API_KEY
   if (!key) throw new NotConfiguredError('TRUSTPILOT_API_KEY')
-  const url = `${FIND_URL}?name=${encodeURIComponent(domain)}`
+  const url = `${FIND_URL}?name=${encodeUriText(domain)}`
   const res = await ctx.fetch(url, { service: SERVICE, headers: { apikey: key, accept: 'application/json' }, timeoutMs: 15_000 })
   if (res.status === 404) {
     await res.body?.cancel()

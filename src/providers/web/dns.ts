@@ -2,6 +2,7 @@ import { clearableTimeout } from '../../lib/timers'
 import { ProviderError, UnsafeUrlError, UpstreamError } from '../errors'
 import { addressRefusal, assertPublicUrl, isIpLiteral, nameRefusal, PRIVATE_FETCH_HINT } from './address'
 import { parseJson } from '../../lib/json-depth'
+import { encodeUriText } from '../../lib/text'
 
 /**
  * How outbound host names are checked. `doh`: each name is resolved (A and AAAA) through the
@@ -43,7 +44,7 @@ function resolverFailed(host: string, dns: DnsCheck, why: string, kind: 'network
 }
 
 async function query(host: string, type: 'A' | 'AAAA', dns: DnsCheck, fetcher: typeof fetch): Promise<DohAnswer> {
-  const url = `${dns.url}${dns.url.includes('?') ? '&' : '?'}name=${encodeURIComponent(host)}&type=${type}`
+  const url = `${dns.url}${dns.url.includes('?') ? '&' : '?'}name=${encodeUriText(host)}&type=${type}`
   let res: Response
   let text: string
   const timeout = clearableTimeout(RESOLVER_TIMEOUT_MS)

@@ -9,6 +9,7 @@
  * MAX_MATCH_STEPS stops and answers `undecided`. Only the first MAX_ROBOTS_CHARS of robots.txt
  * are read, and no decision is made for a URL longer than MAX_DECIDED_URL_LENGTH.
  */
+import { encodeUri } from '../../lib/text'
 
 /** Characters of robots.txt read: Google reads the first 500 KiB and ignores the rest (RFC 9309 §2.5 asks for at least that much). */
 export const MAX_ROBOTS_CHARS = 500 * 1024
@@ -130,13 +131,9 @@ function upperEscapes(text: string): string {
 
 /** A pattern with non-ASCII characters percent-encoded as in URLs, escapes already there kept. */
 function normalizePattern(pattern: string): string {
-  let encoded: string
-  try {
-    encoded = encodeURI(pattern)
-  } catch {
-    // A lone surrogate cannot be encoded; such a pattern is compared as written.
-    return pattern
-  }
+  const encoded = encodeUri(pattern)
+  // A lone surrogate cannot be encoded; such a pattern is compared as written.
+  if (encoded === null) return pattern
   return upperEscapes(encoded.replaceAll('%25', '%'))
 }
 

@@ -2,6 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { entitiesOf, hostOf, itemIds, SERVICE, stringValues, websiteQuery, type EntitiesResponse, type SparqlResult, type WikidataEntity } from './transform'
+import { encodeUriText } from '../../lib/text'
 
 export const SPARQL_URL = 'https://query.wikidata.org/sparql'
 export const API_URL = 'https://www.wikidata.org/w/api.php'
@@ -18,7 +19,7 @@ async function getJson<T>(ctx: ActionContext, url: string): Promise<T> {
 /** Entities by id with claims, labels and English Wikipedia sitelink. */
 export async function getEntities(ctx: ActionContext, ids: string[], props = 'labels|descriptions|claims|sitelinks/urls'): Promise<{ entities: Record<string, WikidataEntity>; url: string }> {
   if (!ids.length) return { entities: {}, url: '' }
-  const url = `${API_URL}?action=wbgetentities&format=json&ids=${ids.slice(0, 50).join('|')}&props=${encodeURIComponent(props)}&languages=en&sitefilter=enwiki`
+  const url = `${API_URL}?action=wbgetentities&format=json&ids=${ids.slice(0, 50).join('|')}&props=${encodeUriText(props)}&languages=en&sitefilter=enwiki`
   const body = await getJson<EntitiesResponse>(ctx, url)
   return { entities: entitiesOf(body), url }
 }
@@ -30,7 +31,7 @@ export async function getEntities(ctx: ActionContext, ids: string[], props = 'la
  * used and the others are listed in `others`.
  */
 export async function findCompany(ctx: ActionContext, domain: string): Promise<{ entity: WikidataEntity | null; others: string[]; sources: string[] }> {
-  const sparqlUrl = `${SPARQL_URL}?format=json&query=${encodeURIComponent(websiteQuery(domain))}`
+  const sparqlUrl = `${SPARQL_URL}?format=json&query=${encodeUriText(websiteQuery(domain))}`
   const ids = itemIds(await getJson<SparqlResult>(ctx, sparqlUrl))
   if (!ids.length) return { entity: null, others: [], sources: [sparqlUrl] }
   const { entities, url } = await getEntities(ctx, ids)

@@ -20,6 +20,7 @@ import {
   type Cue,
   type VideoMetadata,
 } from './transform'
+import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'YouTube'
 const WATCH_URL = 'https://www.youtube.com/watch?v='
@@ -91,7 +92,7 @@ export async function fetchTranscript(fetch: GuardedFetch, videoId: string, lang
   const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-language': 'en-US,en;q=0.9' }
   const cookie = jar.header()
   if (cookie) headers.cookie = cookie
-  const res = await fetch(`${PLAYER_URL}${encodeURIComponent(apiKey)}`, {
+  const res = await fetch(`${PLAYER_URL}${encodeUriText(apiKey)}`, {
     method: 'POST',
     service: SERVICE,
     headers,

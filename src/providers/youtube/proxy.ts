@@ -1,6 +1,7 @@
 import type { Env } from '../../env'
 import { NotConfiguredError } from '../errors'
 import type { GuardedFetch, GuardedRequestInit } from '../web/fetch'
+import { encodeUriText } from '../../lib/text'
 
 /**
  * The URL actually requested for `target` when YOUTUBE_PROXY_URL is set: the setting with `{url}`
@@ -8,7 +9,7 @@ import type { GuardedFetch, GuardedRequestInit } from '../web/fetch'
  * @example proxiedUrl('https://yt-proxy.example.com/fetch', 'https://www.youtube.com/watch?v=x') // 'https://yt-proxy.example.com/fetch?url=https%3A%2F%2Fwww.youtube.com%2Fwatch%3Fv%3Dx'
  */
 export function proxiedUrl(proxy: string, target: string): string {
-  if (proxy.includes('{url}')) return proxy.replaceAll('{url}', encodeURIComponent(target))
+  if (proxy.includes('{url}')) return proxy.replaceAll('{url}', encodeUriText(target))
   let url: URL
   try {
     url = new URL(proxy)
