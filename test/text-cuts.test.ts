@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { jsonPrefix, jsonSize } from '../src/lib/json-size'
-import { cutChars, duplicateKey, squash } from '../src/lib/text'
+import { cutChars, decodeEntities, duplicateKey, squash } from '../src/lib/text'
 
 describe('cuts between code points', () => {
   it('keeps the longest prefix within the byte limit, never half a surrogate pair', () => {
@@ -49,5 +49,46 @@ describe('duplicate keys', () => {
       }),
       { numRuns: 3000 },
     )
+  })
+})
+
+describe('character references', () => {
+  const fragment = fc.oneof(
+    fc.constantFrom(
+      '&#xD800;',
+      '&#xdfff;',
+      '&#55296;',
+      '&#0;',
+      '&#x0;',
+      '&#x110000;',
+      '&#1114112;',
+      '&#99999999999999999999999;',
+      '&#x10FFFF;',
+      '&#128512;',
+      '&#x1F600;',
+      '&amp;',
+      '&nbsp;',
+      '&bogus;',
+      '&',
+      ';',
+      '#',
+      '\ud83d\ude00',
+    ),
+    fc.string({ maxLength: 3 }),
+  )
+
+  // Failed before: "&#xD800;" decoded to a lone surrogate, which encodeURIComponent and UTF-8 refuse
+  // (a crawled page's title or link, a caption, a link card's text).
+  it('decodes a reference to no character as U+FFFD, so well-formed text stays well-formed (2,000 runs)', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 12 }), (parts) => {
+        const text = parts.join('')
+        fc.pre(text.isWellFormed())
+        expect(decodeEntities(text).isWellFormed()).toBe(true)
+      }),
+      { numRuns: 2000 },
+    )
+    expect(decodeEntities('a&#xD800;b&#0;c&#x110000;d&#x1F600;e&#233;')).toBe('a\ufffdb\ufffdc\ufffdd😀eé')
+    expect(decodeEntities('&amp;lt; &bogus; & ;')).toBe('&lt; &bogus; & ;')
   })
 })

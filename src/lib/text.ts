@@ -13,13 +13,17 @@ const STOPWORDS = new Set(
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—', ndash: '–', hellip: '…', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', copy: '©' }
 
-/** Decodes the HTML character references the tokenizer leaves in text and attribute values. */
+/**
+ * Decodes the HTML and XML character references the tokenizer leaves in text and attribute values.
+ * A numeric reference to no character (0, a UTF-16 surrogate, past U+10FFFF) is U+FFFD, as HTML
+ * decodes it: "&#xD800;" would otherwise put a lone surrogate in the text, which no encoder takes.
+ */
 export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, body: string) => {
     if (body[0] === '#') {
       const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10)
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : m
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '\ufffd'
     }
     return ENTITIES[body.toLowerCase()] ?? m
   })

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { decodeEntities } from '../../src/lib/text'
 import { ProviderError, UpstreamError } from '../../src/providers/errors'
 import { proxiedUrl, youtubeFetch } from '../../src/providers/youtube/proxy'
 import {
@@ -8,7 +9,6 @@ import {
   captionTracks,
   chooseTrack,
   consentCookie,
-  decodeEntities,
   extractInnertubeApiKey,
   extractJsonAssignment,
   formatPublished,

@@ -1,6 +1,6 @@
 import type { GuardedFetch } from '../web/fetch'
 import { tokenizeHtml } from '../web/html-tokenizer'
-import { decodeEntities } from '../youtube/transform'
+import { decodeEntities } from '../../lib/text'
 
 /** What a link card shows, read from the page's Open Graph tags (falling back to <title> and meta description). */
 export interface LinkCard {

@@ -1,5 +1,6 @@
 import { ProviderError, UpstreamError } from '../errors'
 import { parseJson } from '../../lib/json-depth'
+import { decodeEntities } from '../../lib/text'
 
 /** The original service's words for "no transcript"; kept as the start of every such message. */
 export const NO_TRANSCRIPT_TEXT = "The requested page doesn't exist or there are no translations available for the video."
@@ -273,19 +274,6 @@ export function timedTextUrl(choice: TrackChoice, videoId: string): string {
   }
   if (choice.translateTo) url.searchParams.set('tlang', choice.translateTo.languageCode)
   return url.toString()
-}
-
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' }
-
-/** Decodes XML/HTML character references (named, decimal and hex). */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10)
-      return Number.isFinite(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole
-    }
-    return NAMED_ENTITIES[ref.toLowerCase()] ?? whole
-  })
 }
 
 function cueText(raw: string): string {
