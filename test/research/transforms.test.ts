@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { reviewSummary, type BusinessUnit } from '../../src/providers/trustpilot/client'
 import { describe, expect, it } from 'vitest'
 import { recordsOf } from '../../src/providers/dns/transform'
 import { annualFigures, firstListedTicker } from '../../src/providers/edgar/transform'
@@ -331,5 +332,23 @@ describe('technology detection compiles each pattern once', () => {
       globalThis.RegExp = Original
     }
     expect(made).toBeLessThanOrEqual(FINGERPRINT_COUNT * 10)
+  })
+})
+
+describe('Trustpilot profile links', () => {
+  const unit = (identifying: unknown) => ({ id: 'u1', displayName: 'Acme', name: { identifying } }) as BusinessUnit
+  // Failed before: the name went into the path as sent, so "../../login?next=" linked to another page of the site.
+  it('put the identifying name in one path segment, whatever Trustpilot sends', () => {
+    expect(reviewSummary(unit('acmerobotics.example')).profile_url).toBe('https://www.trustpilot.com/review/acmerobotics.example')
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '.', '/', '?', '#', '%', '\\', ' ', 'é', '\ud800'), maxLength: 12 }), (name) => {
+        const url = new URL(reviewSummary(unit(name)).profile_url)
+        expect(url.origin).toBe('https://www.trustpilot.com')
+        expect(url.pathname.split('/').slice(0, 2)).toEqual(['', 'review'])
+        expect(url.pathname.split('/')).toHaveLength(3)
+        expect(url.search + url.hash).toBe('')
+      }),
+      { numRuns: 500 },
+    )
   })
 })

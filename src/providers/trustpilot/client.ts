@@ -2,7 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { finite, objectOf, record, shapeError, text } from '../shape'
-import { encodeUriText } from '../../lib/text'
+import { encodeUriPart, encodeUriText } from '../../lib/text'
 
 const SERVICE = 'Trustpilot'
 export const FIND_URL = 'https://api.trustpilot.com/v1/business-units/find'
@@ -15,6 +15,14 @@ export interface BusinessUnit {
   websiteUrl?: string
   score?: { stars?: number; trustScore?: number }
   numberOfReviews?: { total?: number; oneStar?: number; twoStars?: number; threeStars?: number; fourStars?: number; fiveStars?: number }
+}
+
+/**
+ * The unit's identifying name (its domain) as one path segment: the name is Trustpilot's to send, so
+ * a "/", "?" or "#" in it, or a name of dots, must not point the link at another page.
+ */
+function profileSegment(name: string | null): string {
+  return name === null || /^\.*$/.test(name) ? '' : (encodeUriPart(name) ?? '')
 }
 
 /** The review summary of a business unit; figures that are not numbers read as null, a unit without a name is the shape error. */
@@ -32,7 +40,7 @@ export function reviewSummary(unit: BusinessUnit) {
     stars: finite(score.stars),
     review_count: finite(n.total),
     distribution: { '1': finite(n.oneStar), '2': finite(n.twoStars), '3': finite(n.threeStars), '4': finite(n.fourStars), '5': finite(n.fiveStars) },
-    profile_url: `https://www.trustpilot.com/review/${text(record(u.name).identifying) ?? ''}`,
+    profile_url: `https://www.trustpilot.com/review/${profileSegment(text(record(u.name).identifying))}`,
   }
 }
 
