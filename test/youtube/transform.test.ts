@@ -216,6 +216,13 @@ describe('playability and caption tracks', () => {
     expect(err.message).toContain('private')
   })
 
+  // Failed before: a status of another type read as a video that "cannot be played ([object Object])", a 422 blaming the caller's URL.
+  it.each([null, 3, true, {}, ['OK']])('reports a playability status of %j as an invalid answer, not as the video', (status) => {
+    const err = thrown(() => assertPlayable({ playabilityStatus: { status } }, VIDEO_ID)) as UpstreamError
+    expect(err.name).toBe('UpstreamError')
+    expect(err.kind).toBe('invalid')
+  })
+
   it.each(['transcriptsDisabled', 'transcriptsDisabled2'] as const)('reports %s with the original text', (name) => {
     const err = thrown(() => captionTracks(innertube(name), VIDEO_ID)) as ProviderError
     expect(err.kind).toBe('not_found')

@@ -172,8 +172,9 @@ function runsText(value: Json): string {
  * status is OK (or absent, as in some responses that still carry captions).
  */
 export function assertPlayable(player: Json, videoId: string): void {
-  const status = player?.playabilityStatus?.status as string | undefined
+  const status: unknown = player?.playabilityStatus?.status
   if (status === undefined || status === 'OK') return
+  if (typeof status !== 'string') throw new UpstreamError(SERVICE, 'invalid', 'YouTube answered a playability status that is not text')
   const reason = typeof player.playabilityStatus.reason === 'string' ? player.playabilityStatus.reason : runsText(player.playabilityStatus.errorScreen?.playerErrorMessageRenderer?.reason)
   if (/private/i.test(reason)) {
     throw new ProviderError('not_found', `Video ${videoId} is private: only its owner can watch it, so its transcript cannot be fetched.`, 'url')
