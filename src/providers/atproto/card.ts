@@ -1,6 +1,6 @@
 import type { GuardedFetch } from '../web/fetch'
 import { tokenizeHtml } from '../web/html-tokenizer'
-import { decodeEntities } from '../../lib/text'
+import { cutChars, decodeEntities } from '../../lib/text'
 
 /** What a link card shows, read from the page's Open Graph tags (falling back to <title> and meta description). */
 export interface LinkCard {
@@ -23,7 +23,7 @@ const MAX_DESCRIPTION = 1000
 
 function clip(text: string, max: number): string {
   const clean = decodeEntities(text).replace(/\s+/g, ' ').trim()
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean
+  return clean.length > max ? `${cutChars(clean, max - 1)}…` : clean
 }
 
 /**
