@@ -1,7 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { jsonPrefix, jsonSize } from '../src/lib/json-size'
+import { formatSubject } from '../src/actions/meeting_prep_subject/parse'
 import { cutChars, decodeEntities, duplicateKey, squash } from '../src/lib/text'
+import { timelineSvg } from '../src/research/timeline'
 
 describe('cuts between code points', () => {
   it('keeps the longest prefix within the byte limit, never half a surrogate pair', () => {
@@ -90,5 +92,21 @@ describe('character references', () => {
     )
     expect(decodeEntities('a&#xD800;b&#0;c&#x110000;d&#x1F600;e&#233;')).toBe('a\ufffdb\ufffdc\ufffdd😀eé')
     expect(decodeEntities('&amp;lt; &bogus; & ;')).toBe('&lt; &bogus; & ;')
+  })
+})
+
+describe('display cuts', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', ' ', '😀', '語'), minLength: 50, maxLength: 130 })
+  // Failed before: each cut at its length with slice, which can end inside an emoji (a lone surrogate
+  // in the subject line and in the timeline's SVG).
+  it('cut a subject line and a timeline label between characters (500 runs)', () => {
+    fc.assert(
+      fc.property(text, (title) => {
+        fc.pre(title.trim() !== '')
+        expect(formatSubject({ title, date: null, month: null, day: null, weekday: null, time: null, timezone: null, format: 'iso' }).isWellFormed()).toBe(true)
+        expect(timelineSvg(title, [{ date: '2024-01-01', label: title, kind: 'news', source: 'https://example.com/' }]).isWellFormed()).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
   })
 })

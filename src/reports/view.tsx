@@ -4,6 +4,7 @@
  * attribute values, which hono/jsx escapes; nothing is ever passed as raw HTML.
  */
 import type { Child } from 'hono/jsx'
+import { cutChars } from '../lib/text'
 
 type Json = unknown
 
@@ -51,7 +52,7 @@ const label = (key: string) => key.replace(/_/g, ' ')
  */
 export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Child {
   if (value === null || value === undefined) return <span class="muted">—</span>
-  if (typeof value === 'string') return httpUrl(value) ? <ExternalLink href={value} /> : <span class="text">{value.length > 2000 ? `${value.slice(0, 2000)}…` : value}</span>
+  if (typeof value === 'string') return httpUrl(value) ? <ExternalLink href={value} /> : <span class="text">{value.length > 2000 ? `${cutChars(value, 2000)}…` : value}</span>
   if (typeof value !== 'object') return <span>{String(value)}</span>
   if (depth >= 4) return <code>{JSON.stringify(value).slice(0, 300)}</code>
   if (Array.isArray(value)) {

@@ -1,3 +1,5 @@
+import { cutChars } from '../lib/text'
+
 /** One dated milestone on the visual timeline. */
 export interface Milestone {
   date: string
@@ -10,7 +12,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const COLORS: Record<Milestone['kind'], string> = { founding: '#2563eb', funding: '#16a34a', financials: '#9333ea', news: '#ea580c', blog: '#0891b2', other: '#6b7280' }
 
 function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s
+  return s.length > n ? `${cutChars(s, n - 1)}…` : s
 }
 
 /**
@@ -37,8 +39,8 @@ export function timelineSvg(company: string, milestones: Milestone[]): string {
     parts.push(`<circle cx="${x}" cy="${axisY}" r="8" fill="${COLORS[m.kind]}"/>`)
     parts.push(`<text x="${x}" y="${textY}" text-anchor="middle" font-size="13" font-weight="bold" fill="#111827">${esc(m.date)}</text>`)
     const words = truncate(m.label, 60)
-    const line1 = words.slice(0, 30)
-    const line2 = words.slice(30)
+    const line1 = cutChars(words, 30)
+    const line2 = words.slice(line1.length)
     parts.push(`<text x="${x}" y="${textY + 18}" text-anchor="middle" font-size="11" fill="#374151">${esc(line1)}</text>`)
     if (line2) parts.push(`<text x="${x}" y="${textY + 32}" text-anchor="middle" font-size="11" fill="#374151">${esc(line2)}</text>`)
   })

@@ -1,4 +1,5 @@
 import { parseJson } from '../../lib/json-depth'
+import { cutChars } from '../../lib/text'
 
 /** What was read out of a meeting selection string. */
 export interface ParsedMeeting {
@@ -248,7 +249,7 @@ export const MAX_TITLE_CHARS = 80
  * @example formatSubject({ title: 'Acme sync', date: '2024-03-05', month: 3, day: 5, weekday: 'Tue', time: '14:00', timezone: null, format: 'iso' }) // 'Meeting prep: Acme sync (Tue, Mar 5, 2:00 PM)'
  */
 export function formatSubject(m: ParsedMeeting): string {
-  const title = m.title.length > MAX_TITLE_CHARS ? `${m.title.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…` : m.title
+  const title = m.title.length > MAX_TITLE_CHARS ? `${cutChars(m.title, MAX_TITLE_CHARS - 1).trimEnd()}…` : m.title
   const parts: string[] = []
   if (m.month !== null && m.day !== null) parts.push(`${m.weekday ? `${m.weekday}, ` : ''}${MONTH_NAMES[m.month - 1]} ${m.day}`)
   if (m.time) parts.push(`${displayTime(m.time)}${m.timezone ? ` ${m.timezone}` : ''}`)

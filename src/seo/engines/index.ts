@@ -4,11 +4,12 @@ import { askOpenAiSearch } from '../../providers/openai-search/client'
 import { askPerplexity, PERPLEXITY_BASE } from '../../providers/perplexity/client'
 import type { ActionContext } from '../../runtime/context'
 import type { AnswerEngine, EngineAccess, EngineAnswer } from './types'
+import { cutChars } from '../../lib/text'
 
 export type { AnswerEngine, EngineAccess, EngineAnswer, EngineId } from './types'
 
 const EXCERPT = 400
-const excerpt = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text)
+const excerpt = (text: string) => (text.length > EXCERPT ? `${cutChars(text, EXCERPT)}…` : text)
 const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined)
 
 /**
