@@ -168,6 +168,20 @@ describe('feeds parse in work that does not grow with their attributes', () => {
     expect(now).toEqual(feedBefore(xml).slice(0, kept))
   })
 
+  // Failed before the scan stepped over CDATA: the cut fell after an "</entry>" quoted in a post's
+  // content, left its CDATA open, and the feed read as no links at all.
+  it('cuts a long Atom feed after a real entry, not after one quoted in CDATA or a comment', () => {
+    const entry = (i: number) =>
+      `<entry><link rel="alternate" href="https://a.test/blog/${i}"/><!-- </entry> --><content><![CDATA[Example: <entry><title>x</title></entry> ${'x'.repeat(5000)}]]></content></entry>`
+    const parts = ['<feed xmlns="http://www.w3.org/2005/Atom">']
+    for (let i = 0; i < 200; i++) parts.push(entry(i))
+    const xml = parts.join('') + '</feed>'
+    let kept = 0
+    for (let end = parts[0].length + entry(0).length; end <= MAX_ATOM_CHARS; end += entry(kept).length) kept++
+    expect(kept).toBeGreaterThan(90)
+    expect(parseFeedLinks(xml)).toEqual(feedBefore(xml).slice(0, kept))
+  })
+
   // Failed before: every attribute was read, at one to seven microseconds each (a feed may take 5 MB:
   // about 3.3 s of CPU for one of 600,000 attributes, in Node; a crawl reads up to 3 feeds).
   it('reads an RSS feed in work that does not grow with its attributes, and an Atom feed within MAX_ATOM_CHARS of them', async () => {

@@ -16,7 +16,7 @@ export interface SitemapContent {
 const textParser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, processEntities: true, parseTagValue: false, trimValues: true })
 const atomParser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, processEntities: true, parseTagValue: false, trimValues: true })
 
-/** Characters of an Atom feed parsed with attributes: at most about 0.4 s of the parser's time, and hundreds of entries of a real feed. */
+/** Characters of an Atom feed parsed with attributes: about 0.3 s of the parser's time at most, and hundreds of entries of a real feed. */
 export const MAX_ATOM_CHARS = 512 * 1024
 
 /**
@@ -96,15 +96,25 @@ export function parseSitemap(xml: string): SitemapContent {
 
 /**
  * The Atom entries within the first `max` characters: the text up to the end of the last whole
- * entry there (the parser closes the feed), or all of it when it is that short.
+ * entry there (the parser closes the feed), or all of it when it is that short. An end tag inside a
+ * CDATA section or a comment is text, not an entry's end: the scan steps over both.
  */
 function firstEntries(xml: string, max: number): string {
   if (xml.length <= max) return xml
-  const head = xml.slice(0, max)
-  const entryEnd = /<\/(?:[\w.-]+:)?entry\s*>/g
+  const entryEnd = /<\/(?:[\w.-]+:)?entry\s*>/y
   let end = 0
-  while (entryEnd.exec(head)) end = entryEnd.lastIndex
-  return head.slice(0, end)
+  for (let i = xml.indexOf('<'); i >= 0 && i < max; i = xml.indexOf('<', i)) {
+    const skipped = xml.startsWith('<![CDATA[', i) ? xml.indexOf(']]>', i + 9) : xml.startsWith('<!--', i) ? xml.indexOf('-->', i + 4) : null
+    if (skipped !== null) {
+      if (skipped < 0) break
+      i = skipped + 3
+      continue
+    }
+    entryEnd.lastIndex = i
+    if (entryEnd.test(xml) && entryEnd.lastIndex <= max) end = entryEnd.lastIndex
+    i++
+  }
+  return xml.slice(0, end)
 }
 
 /** Item links of an RSS 2.0 or Atom feed. */
