@@ -3,7 +3,7 @@ import { reviewSummary, type BusinessUnit } from '../../src/providers/trustpilot
 import { describe, expect, it } from 'vitest'
 import { recordsOf } from '../../src/providers/dns/transform'
 import { annualFigures, firstListedTicker } from '../../src/providers/edgar/transform'
-import { articlesOf, seenDate } from '../../src/providers/gdelt/transform'
+import { articlesOf, seenDate, type ArtList } from '../../src/providers/gdelt/transform'
 import { findBoards, fromAshby, fromLever } from '../../src/providers/jobs/transform'
 import { dateValue, hostOf, latestQuantity, tickers, websiteQuery, type WikidataEntity } from '../../src/providers/wikidata/transform'
 import { hostMatches, normalizeDomain } from '../../src/research/domain'
@@ -64,6 +64,9 @@ describe('provider transforms', () => {
   it('deduplicates GDELT articles and converts seen dates', () => {
     expect(articlesOf(artlist)).toHaveLength(2)
     expect(seenDate('20261012T091500Z')).toBe('2026-10-12T09:15:00Z')
+    // A seen date that is empty, malformed or missing is no date (null), never "".
+    const one = (seendate: unknown) => articlesOf({ articles: [{ title: 'T', url: 'https://n.example/1', seendate }] } as unknown as ArtList)[0].published_at
+    expect([one(''), one('yesterday'), one(undefined), one(7)]).toEqual([null, null, null, null])
   })
 
   it('finds job boards in links and reads Lever and Ashby postings', () => {

@@ -23,8 +23,8 @@ export function seenDate(s: string): string | null {
 }
 
 /**
- * Articles of an artlist answer, deduplicated by URL and title. Articles without a title or URL are
- * skipped; a source, language or country that is not text reads as "" (GDELT always sends them).
+ * Articles of an artlist answer, deduplicated by URL and title. Articles without a title (or with an
+ * empty one) or URL are skipped; a source, language or country that is not text reads as "" (GDELT always sends them).
  */
 export function articlesOf(list: ArtList): NewsArticle[] {
   const seen = new Set<string>()
@@ -38,7 +38,7 @@ export function articlesOf(list: ArtList): NewsArticle[] {
     if (seen.has(url) || seen.has(key)) continue
     seen.add(url).add(key)
     const published = text(a.seendate)
-    out.push({ title, url, source: text(a.domain) ?? '', published_at: published && seenDate(published), language: text(a.language) ?? '', country: text(a.sourcecountry) ?? '' })
+    out.push({ title, url, source: text(a.domain) ?? '', published_at: published === null ? null : seenDate(published), language: text(a.language) ?? '', country: text(a.sourcecountry) ?? '' })
   }
   return out
 }
