@@ -54,7 +54,7 @@ export function Value({ value, depth = 0 }: { value: Json; depth?: number }): Ch
   if (value === null || value === undefined) return <span class="muted">—</span>
   if (typeof value === 'string') return httpUrl(value) ? <ExternalLink href={value} /> : <span class="text">{value.length > 2000 ? `${cutChars(value, 2000)}…` : value}</span>
   if (typeof value !== 'object') return <span>{String(value)}</span>
-  if (depth >= 4) return <code>{JSON.stringify(value).slice(0, 300)}</code>
+  if (depth >= 4) return <code>{cutChars(JSON.stringify(value), 300)}</code>
   if (Array.isArray(value)) {
     if (!value.length) return <span class="muted">none</span>
     const shown = value.slice(0, 100)

@@ -56,9 +56,10 @@ export interface AshbyBoard {
   jobs: { title: string; location?: string; department?: string; team?: string; employmentType?: string; isListed?: boolean; publishedAt?: string; jobUrl: string }[]
 }
 
-/** A posting with the title and URL a listing needs; null (the posting skipped) without them. */
+/** A posting with the title and URL a listing needs, fields in their declared order; null (the posting skipped) without them. */
 function posting(title: unknown, url: unknown, rest: Omit<JobPosting, 'title' | 'url'>): JobPosting | null {
-  return typeof title === 'string' && typeof url === 'string' ? { title, url, ...rest } : null
+  if (typeof title !== 'string' || typeof url !== 'string') return null
+  return { title, location: rest.location, department: rest.department, employment_type: rest.employment_type, url, posted_at: rest.posted_at, board: rest.board }
 }
 
 const listed = (postings: (JobPosting | null)[]) => postings.filter((p): p is JobPosting => p !== null)
