@@ -21,9 +21,6 @@ export const text = (v: unknown): string | null => (typeof v === 'string' ? v : 
 /** A finite number, or null (JSON has no NaN, but 1e999 parses to Infinity). */
 export const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
-/** The strings of a list; [] for anything that is not a list. */
-export const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [])
-
 /** How a value reads in a message ("null", "a list", "a string" ...). */
 export function kindOf(v: unknown): string {
   if (v === null) return 'null'
@@ -51,10 +48,15 @@ export function listOf(v: unknown, service: string, what: string): unknown[] {
 }
 
 /** The objects of a list field (other items skipped); absent or null is empty, a non-list the shape error. */
-export function recordsOf(v: unknown, service: string, what: string): Fields[] {
+export function objectsOf(v: unknown, service: string, what: string): Fields[] {
   const list = listOf(v, service, what)
   // One pass that reads each element once (answers list up to 80,000 URLs).
   const out: Fields[] = []
   for (let i = 0; i < list.length; i++) if (isRecord(list[i])) out.push(list[i] as Fields)
   return out
+}
+
+/** The message of a vendor's `{"error": {"message": ...}}` answer, if it gives one as text. */
+export function errorMessage(body: unknown): string | null {
+  return text(record(record(body).error).message)
 }

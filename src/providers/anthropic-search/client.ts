@@ -2,7 +2,8 @@ import type { ActionContext } from '../../runtime/context'
 import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { anthropicSearchRequest, failureReason, readAnthropicSearch, SERVICE, type MessagesBody } from './transform'
+import { errorMessage } from '../shape'
+import { anthropicSearchRequest, readAnthropicSearch, SERVICE, type MessagesBody } from './transform'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
 
@@ -23,7 +24,7 @@ export async function askAnthropicSearch(ctx: ActionContext, access: EngineAcces
   }
   const body = await readJson<MessagesBody>(res, SERVICE)
   if (!res.ok) {
-    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${failureReason(body) ?? ''}`.trim(), res.status)
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${errorMessage(body) ?? ''}`.trim(), res.status)
   }
   const read = readAnthropicSearch(body)
   if (read.cited.length === 0 && read.sources.length === 0 && read.errors.length) {

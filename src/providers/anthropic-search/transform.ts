@@ -1,5 +1,5 @@
 /** Anthropic Messages API answers with the `web_search_20250305` server tool, and their reader. */
-import { isRecord, objectOf, record, recordsOf, text } from '../shape'
+import { isRecord, objectOf, objectsOf, text } from '../shape'
 
 export const SERVICE = 'Anthropic web search'
 
@@ -45,11 +45,6 @@ export function anthropicSearchRequest(model: string, question: string, maxUses 
 
 const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)
 
-/** The vendor's reason in an error answer, if it gives one. */
-export function failureReason(body: unknown): string | null {
-  return text(record(record(body).error).message)
-}
-
 /**
  * Answer text, cited URLs (the text blocks' `web_search_result_location` citations) and consulted
  * URLs (`web_search_tool_result` blocks). Search errors come back as `errors` (the tool's error codes).
@@ -62,11 +57,11 @@ export function readAnthropicSearch(answer: MessagesBody): { text: string; cited
   const cited = new Set<string>()
   const sources = new Set<string>()
   const errors: string[] = []
-  for (const block of recordsOf(body.content, SERVICE, 'content')) {
+  for (const block of objectsOf(body.content, SERVICE, 'content')) {
     if (block.type === 'text') {
       const said = text(block.text)
       if (said !== null) texts.push(said)
-      for (const c of recordsOf(block.citations, SERVICE, 'text.citations')) if (c.type === 'web_search_result_location' && isHttp(c.url)) cited.add(c.url)
+      for (const c of objectsOf(block.citations, SERVICE, 'text.citations')) if (c.type === 'web_search_result_location' && isHttp(c.url)) cited.add(c.url)
     } else if (block.type === 'web_search_tool_result') {
       const content = block.content
       if (Array.isArray(content)) {

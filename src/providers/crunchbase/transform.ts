@@ -1,5 +1,5 @@
 /** Crunchbase API v4 shapes (autocompletes and organization entity with raised_funding_rounds). */
-import { finite, isRecord, objectOf, record, recordsOf, shapeError, text } from '../shape'
+import { finite, isRecord, objectOf, record, objectsOf, shapeError, text } from '../shape'
 
 export const SERVICE = 'Crunchbase'
 export interface Autocomplete {
@@ -40,7 +40,7 @@ export interface FundingRound {
 
 /** The permalinks of an autocomplete answer's hits, in order (hits without one are skipped). */
 export function autocompletePermalinks(body: unknown): string[] {
-  return recordsOf(objectOf(body, SERVICE).entities, SERVICE, 'autocompletes entities')
+  return objectsOf(objectOf(body, SERVICE).entities, SERVICE, 'autocompletes entities')
     .map((hit) => text(record(hit.identifier).permalink))
     .filter((p): p is string => p !== null)
 }
@@ -64,7 +64,7 @@ export function fundingOf(org: OrganizationEntity): { total_usd: number | null; 
   // The declared type is what Crunchbase documents; the reads below hold for any JSON it sends.
   const cards = record(org.cards)
   const rounds: FundingRound[] = []
-  for (const r of recordsOf(cards.raised_funding_rounds, SERVICE, 'raised_funding_rounds')) {
+  for (const r of objectsOf(cards.raised_funding_rounds, SERVICE, 'raised_funding_rounds')) {
     const name = text(record(r.identifier).value)
     if (name === null) continue
     const money = record(r.money_raised)

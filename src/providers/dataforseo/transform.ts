@@ -1,5 +1,5 @@
 /** DataForSEO Labs `ranked_keywords/live` response (v3) and its reader. */
-import { finite, listOf, objectOf, record, recordsOf, text } from '../shape'
+import { finite, listOf, objectOf, record, objectsOf, text } from '../shape'
 
 export const SERVICE = 'DataForSEO'
 export interface RankedKeywordsResponse {
@@ -54,7 +54,7 @@ export function rankedKeywords(answer: RankedKeywordsResponse): {
   const result = record(listOf(task?.result, SERVICE, 'tasks[0].result')[0])
   const metrics = record(result.metrics)
   const keywords: RankedKeyword[] = []
-  for (const i of recordsOf(result.items, SERVICE, 'result items')) {
+  for (const i of objectsOf(result.items, SERVICE, 'result items')) {
     const data = record(i.keyword_data)
     const serp = record(record(i.ranked_serp_element).serp_item)
     const keyword = text(data.keyword)

@@ -1,5 +1,5 @@
 /** A DNS-over-HTTPS JSON answer (RFC 8484 JSON form served by Cloudflare and Google). */
-import { objectOf, recordsOf as objectsOf } from '../shape'
+import { objectOf, objectsOf } from '../shape'
 
 export const SERVICE = 'DNS over HTTPS'
 

@@ -1,5 +1,5 @@
 /** GDELT DOC 2.0 API `mode=artlist&format=json` response. */
-import { objectOf, recordsOf, text } from '../shape'
+import { objectOf, objectsOf, text } from '../shape'
 
 export const SERVICE = 'GDELT'
 
@@ -30,7 +30,7 @@ export function articlesOf(list: ArtList): NewsArticle[] {
   const seen = new Set<string>()
   const out: NewsArticle[] = []
   // The declared type is what GDELT documents; the reads below hold for any JSON it sends.
-  for (const a of recordsOf(objectOf(list, SERVICE).articles, SERVICE, 'articles')) {
+  for (const a of objectsOf(objectOf(list, SERVICE).articles, SERVICE, 'articles')) {
     const title = text(a.title)?.trim()
     const url = text(a.url)
     if (!title || !url) continue

@@ -1,5 +1,5 @@
 /** Public job-board APIs: board discovery from links, and each board's response shape. */
-import { objectOf, record, recordsOf, text, type Fields } from '../shape'
+import { objectOf, record, objectsOf, text, type Fields } from '../shape'
 
 export type Board = { kind: 'greenhouse' | 'lever' | 'ashby'; token: string }
 
@@ -68,7 +68,7 @@ const listed = (postings: (JobPosting | null)[]) => postings.filter((p): p is Jo
 
 export function fromGreenhouse(body: GreenhouseJobs): JobPosting[] {
   return listed(
-    recordsOf(objectOf(body, 'Greenhouse').jobs, 'Greenhouse', 'jobs').map((j) =>
+    objectsOf(objectOf(body, 'Greenhouse').jobs, 'Greenhouse', 'jobs').map((j) =>
       posting(j.title, j.absolute_url, {
         location: text(record(j.location).name),
         department: text(record(Array.isArray(j.departments) ? j.departments[0] : null).name),
@@ -85,7 +85,7 @@ const leverTime = (ms: unknown) => (typeof ms === 'number' && Math.abs(ms) <= 8.
 
 export function fromLever(body: LeverPostings): JobPosting[] {
   return listed(
-    recordsOf(body, 'Lever', 'the postings').map((j) => {
+    objectsOf(body, 'Lever', 'the postings').map((j) => {
       const categories: Fields = record(j.categories)
       return posting(j.text, j.hostedUrl, {
         location: text(categories.location),
@@ -100,7 +100,7 @@ export function fromLever(body: LeverPostings): JobPosting[] {
 
 export function fromAshby(body: AshbyBoard): JobPosting[] {
   return listed(
-    recordsOf(objectOf(body, 'Ashby').jobs, 'Ashby', 'jobs')
+    objectsOf(objectOf(body, 'Ashby').jobs, 'Ashby', 'jobs')
       .filter((j) => j.isListed !== false)
       .map((j) =>
         posting(j.title, j.jobUrl, {

@@ -2,7 +2,8 @@ import type { ActionContext } from '../../runtime/context'
 import type { EngineAccess } from '../engine-access'
 import { ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { failureReason, openAiSearchRequest, readOpenAiSearch, SERVICE, type ResponsesBody } from './transform'
+import { errorMessage } from '../shape'
+import { openAiSearchRequest, readOpenAiSearch, SERVICE, type ResponsesBody } from './transform'
 
 /** Asks the OpenAI Responses API one question with the web search tool; returns the answer and its citations. */
 export async function askOpenAiSearch(ctx: ActionContext, access: EngineAccess, question: string) {
@@ -21,7 +22,7 @@ export async function askOpenAiSearch(ctx: ActionContext, access: EngineAccess, 
   }
   const body = await readJson<ResponsesBody>(res, SERVICE)
   if (!res.ok) {
-    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${failureReason(body) ?? ''}`.trim(), res.status)
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}: ${errorMessage(body) ?? ''}`.trim(), res.status)
   }
   return readOpenAiSearch(body)
 }

@@ -1,6 +1,6 @@
 /** OpenAI Responses API answers with the `web_search` tool, and their reader. */
 import { UpstreamError } from '../errors'
-import { objectOf, record, recordsOf, text } from '../shape'
+import { errorMessage, objectOf, objectsOf, record, text } from '../shape'
 
 export const SERVICE = 'OpenAI web search'
 
@@ -48,30 +48,25 @@ export function openAiSearchRequest(model: string, question: string): Record<str
 
 const isHttp = (u: unknown): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)
 
-/** The vendor's reason in an error or failed answer, if it gives one. */
-export function failureReason(body: unknown): string | null {
-  return text(record(record(body).error).message)
-}
-
 /** Answer text, cited URLs (`url_citation` annotations) and consulted URLs (web_search_call sources). */
 export function readOpenAiSearch(answer: ResponsesBody): { text: string; cited: string[]; sources: string[]; model: string | null } {
   // The declared type is what OpenAI documents; the reads below hold for any JSON it sends.
   const body = objectOf(answer, SERVICE)
-  if (body.status === 'failed') throw new UpstreamError(SERVICE, 'status', `${SERVICE} failed: ${failureReason(body) ?? 'no reason given'}`)
+  if (body.status === 'failed') throw new UpstreamError(SERVICE, 'status', `${SERVICE} failed: ${errorMessage(body) ?? 'no reason given'}`)
   const texts: string[] = []
   // Sets, not list searches: an answer of up to 5 MB may name 80,000 distinct URLs.
   const cited = new Set<string>()
   const sources = new Set<string>()
-  for (const item of recordsOf(body.output, SERVICE, 'output')) {
+  for (const item of objectsOf(body.output, SERVICE, 'output')) {
     if (item.type === 'web_search_call') {
-      for (const s of recordsOf(record(item.action).sources, SERVICE, 'web_search_call.action.sources')) if (isHttp(s.url)) sources.add(s.url)
+      for (const s of objectsOf(record(item.action).sources, SERVICE, 'web_search_call.action.sources')) if (isHttp(s.url)) sources.add(s.url)
     }
     if (item.type !== 'message') continue
-    for (const part of recordsOf(item.content, SERVICE, 'message.content')) {
+    for (const part of objectsOf(item.content, SERVICE, 'message.content')) {
       if (part.type !== 'output_text') continue
       const said = text(part.text)
       if (said) texts.push(said)
-      for (const a of recordsOf(part.annotations, SERVICE, 'output_text.annotations')) {
+      for (const a of objectsOf(part.annotations, SERVICE, 'output_text.annotations')) {
         if (a.type === 'url_citation' && isHttp(a.url)) cited.add(stripUtm(a.url))
       }
     }

@@ -1,5 +1,5 @@
 /** Perplexity Chat Completions response (Sonar models) and its reader. */
-import { isRecord, listOf, objectOf, record, recordsOf, text } from '../shape'
+import { isRecord, listOf, objectOf, record, objectsOf, text } from '../shape'
 
 export const SERVICE = 'Perplexity'
 
@@ -36,7 +36,7 @@ export function readPerplexity(answer: PerplexityResponse): { text: string; cite
   const body = objectOf(answer, SERVICE)
   const choice = listOf(body.choices, SERVICE, 'choices')[0]
   const answerText = text(record(isRecord(choice) ? choice.message : null).content) ?? ''
-  const sources = uniq(recordsOf(body.search_results, SERVICE, 'search_results').map((r) => r.url))
+  const sources = uniq(objectsOf(body.search_results, SERVICE, 'search_results').map((r) => r.url))
   // Older answers carry only `citations`; newer ones both. Cited = the [n] targets.
   const cited = body.citations === undefined || body.citations === null ? sources : uniq(listOf(body.citations, SERVICE, 'citations'))
   return { text: answerText, cited, sources: sources.length ? sources : cited, model: text(body.model) }

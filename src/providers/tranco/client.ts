@@ -1,7 +1,7 @@
 import type { ActionContext } from '../../runtime/context'
 import { UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { finite, objectOf, recordsOf, text } from '../shape'
+import { finite, objectOf, objectsOf, text } from '../shape'
 import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'Tranco'
@@ -15,7 +15,7 @@ export interface TrancoRanks {
 /** Ranks sorted oldest first, with the latest and best rank; null when the domain is not in the list. Entries without a date and a rank are skipped. */
 export function summarizeRanks(body: TrancoRanks): { latest: { date: string; rank: number }; best: number; history: { date: string; rank: number }[] } | null {
   // The declared type is what Tranco documents; the reads below hold for any JSON it sends.
-  const history = recordsOf(objectOf(body, SERVICE).ranks, SERVICE, 'ranks')
+  const history = objectsOf(objectOf(body, SERVICE).ranks, SERVICE, 'ranks')
     .flatMap((r) => {
       const date = text(r.date)
       const rank = finite(r.rank)

@@ -3,7 +3,7 @@
  * what Wikidata documents; the readers hold for any JSON it sends (statements, qualifiers and labels
  * of another shape are skipped).
  */
-import { finite, isRecord, objectOf, record, recordsOf, text } from '../shape'
+import { finite, isRecord, objectOf, record, objectsOf, text } from '../shape'
 
 export const SERVICE = 'Wikidata'
 
@@ -51,7 +51,7 @@ export function websiteQuery(domain: string): string {
 
 /** Q-ids from a SPARQL result with an ?item column. */
 export function itemIds(result: SparqlResult): string[] {
-  const bindings = recordsOf(objectOf(objectOf(result, SERVICE, 'the SPARQL result').results, SERVICE, 'SPARQL `results`').bindings, SERVICE, 'SPARQL bindings')
+  const bindings = objectsOf(objectOf(objectOf(result, SERVICE, 'the SPARQL result').results, SERVICE, 'SPARQL `results`').bindings, SERVICE, 'SPARQL bindings')
   return bindings.map((b) => text(record(b.item).value)?.split('/').pop() ?? '').filter((id) => /^Q\d+$/.test(id))
 }
 

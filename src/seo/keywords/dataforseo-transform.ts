@@ -1,5 +1,5 @@
 /** DataForSEO v3 response shapes (Labs keyword ideas and ranked keywords, SERP organic) and their readers. */
-import { listOf, objectOf, record, recordsOf, text, type Fields } from '../../providers/shape'
+import { listOf, objectOf, record, objectsOf, text, type Fields } from '../../providers/shape'
 import type { MeasuredKeyword, SerpObservation, SiteRanking } from './types'
 
 const SERVICE = 'DataForSEO'
@@ -57,7 +57,7 @@ function measured(keyword: string, k: Fields): MeasuredKeyword {
 
 /** Keyword ideas with metrics; items without a keyword are skipped. */
 export function readIdeas(result: KeywordIdeasResult | null): MeasuredKeyword[] {
-  return recordsOf(record(result).items, SERVICE, 'keyword ideas items').flatMap((i) => {
+  return objectsOf(record(result).items, SERVICE, 'keyword ideas items').flatMap((i) => {
     const keyword = text(i.keyword)
     return keyword ? [measured(keyword, i)] : []
   })
@@ -65,7 +65,7 @@ export function readIdeas(result: KeywordIdeasResult | null): MeasuredKeyword[] 
 
 /** Organic rankings of a domain; items without a keyword are skipped. */
 export function readRankings(result: RankedKeywordsResult | null): SiteRanking[] {
-  return recordsOf(record(result).items, SERVICE, 'ranked keywords items').flatMap((i) => {
+  return objectsOf(record(result).items, SERVICE, 'ranked keywords items').flatMap((i) => {
     const keyword = text(record(i.keyword_data).keyword)
     const serp = record(record(i.ranked_serp_element).serp_item)
     if (!keyword || (serp.type ?? 'organic') !== 'organic') return []
@@ -75,7 +75,7 @@ export function readRankings(result: RankedKeywordsResult | null): SiteRanking[]
 
 /** Organic results of a SERP. */
 export function readSerp(keyword: string, result: SerpResult | null): SerpObservation {
-  const results = recordsOf(record(result).items, SERVICE, 'SERP items')
+  const results = objectsOf(record(result).items, SERVICE, 'SERP items')
     .filter((i) => i.type === 'organic' && typeof i.url === 'string')
     .map((i) => ({ position: num(i.rank_group) ?? num(i.rank_absolute) ?? 0, url: i.url as string, title: text(i.title) }))
   return { keyword, results }
