@@ -357,7 +357,7 @@ const CASES: ShapeCase[] = [
         stars: nnum,
         review_count: nnum,
         distribution: z.record(str, nnum),
-        profile_url: str,
+        profile_url: nstr,
       })
       .nullable(),
   },

@@ -153,8 +153,18 @@ export function encodeUriPart(text: string): string | null {
 }
 
 /**
+ * `text` as one URL path segment of an identifier (encodeUriPart); null when it cannot name one: an
+ * empty text, one of dots (a dot segment, which would climb the path to another endpoint), or one
+ * with a lone surrogate.
+ */
+export function pathSegment(text: string): string | null {
+  return /^\.*$/.test(text) ? null : encodeUriPart(text)
+}
+
+/**
  * `text` percent-encoded as one URL part, a lone surrogate sent as U+FFFD as URLSearchParams and
- * TextEncoder send it. For search text, where the character could not be matched anyway.
+ * TextEncoder send it. For search text and for values already restricted to ASCII, where no
+ * character can be lost.
  */
 export function encodeUriText(text: string): string {
   return encodeURIComponent(text.toWellFormed())

@@ -1,6 +1,6 @@
 import { ProviderError, UpstreamError } from '../errors'
 import { resetAfterSeconds, retryAfterSeconds as retryAfter } from '../web/retry-after'
-import { encodeUriPart } from '../../lib/text'
+import { pathSegment } from '../../lib/text'
 
 /** Which XRPC call failed, for messages. */
 export type XrpcCall = 'login' | 'post' | 'upload'
@@ -59,11 +59,12 @@ export function recordKey(atUri: string): string {
 }
 
 /**
- * The bsky.app address of a post; null when the PDS answered a handle or record key no URL can
- * carry (a lone surrogate): the post exists by then, so its answer must not turn into an error.
+ * The bsky.app address of a post; null when the PDS answered a handle or record key that cannot be
+ * a path segment (empty, dots, a lone surrogate): the post exists by then, so its answer must not
+ * turn into an error.
  */
 export function postWebUrl(handleOrDid: string, atUri: string): string | null {
-  const profile = encodeUriPart(handleOrDid)
-  const key = encodeUriPart(recordKey(atUri))
+  const profile = pathSegment(handleOrDid)
+  const key = pathSegment(recordKey(atUri))
   return profile === null || key === null ? null : `https://bsky.app/profile/${profile}/post/${key}`
 }

@@ -2,7 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { autocompletePermalinks, namedOrganization, readOrganization, SERVICE, type OrganizationEntity } from './transform'
-import { encodeUriPart, encodeUriText } from '../../lib/text'
+import { encodeUriText, pathSegment } from '../../lib/text'
 export const API = 'https://api.crunchbase.com/api/v4'
 
 async function get(ctx: ActionContext, url: string): Promise<unknown> {
@@ -44,7 +44,7 @@ export async function organizationByDomain(ctx: ActionContext, domain: string): 
   for (const permalink of hits.slice(0, 3)) {
     // A permalink of dots would be a dot segment, reading another endpoint with the key; one with a
     // lone surrogate names no organization a URL can reach.
-    const segment = /^\.*$/.test(permalink) ? null : encodeUriPart(permalink)
+    const segment = pathSegment(permalink)
     if (segment === null) continue
     const url = `${API}/entities/organizations/${segment}?field_ids=identifier,website_url,funding_total,num_funding_rounds,last_funding_type&card_ids=raised_funding_rounds`
     const body = await get(ctx, url)

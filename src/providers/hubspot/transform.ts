@@ -5,7 +5,7 @@
 import { ProviderError, UpstreamError } from '../errors'
 import { parseJson } from '../../lib/json-depth'
 import { isRecord, record, text } from '../shape'
-import { encodeUriPart } from '../../lib/text'
+import { cutChars, pathSegment } from '../../lib/text'
 
 export const SERVICE = 'HubSpot'
 export const DEFAULT_API_BASE = 'https://api.hubapi.com'
@@ -80,8 +80,8 @@ export interface CallContext {
  * lone surrogate) is an id HubSpot itself answered: a 502, not a request for some other object.
  */
 function seg(s: string): string {
-  const part = encodeUriPart(s)
-  if (part === null) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered an object id that is not valid text (${JSON.stringify(s.slice(0, 40))})`)
+  const part = pathSegment(s)
+  if (part === null) throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered an object id that cannot be a path segment (${JSON.stringify(cutChars(s, 40))})`)
   return part
 }
 

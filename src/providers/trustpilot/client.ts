@@ -2,7 +2,7 @@ import type { ActionContext } from '../../runtime/context'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
 import { finite, objectOf, record, shapeError, text } from '../shape'
-import { encodeUriPart, encodeUriText } from '../../lib/text'
+import { encodeUriText, pathSegment } from '../../lib/text'
 
 const SERVICE = 'Trustpilot'
 export const FIND_URL = 'https://api.trustpilot.com/v1/business-units/find'
@@ -18,11 +18,13 @@ export interface BusinessUnit {
 }
 
 /**
- * The unit's identifying name (its domain) as one path segment: the name is Trustpilot's to send, so
- * a "/", "?" or "#" in it, or a name of dots, must not point the link at another page.
+ * The unit's page, its identifying name (its domain) one path segment: the name is Trustpilot's to
+ * send, so a "/", "?" or "#" in it, or a name of dots, must not point the link at another page.
+ * Null without a name that can be one.
  */
-function profileSegment(name: string | null): string {
-  return name === null || /^\.*$/.test(name) ? '' : (encodeUriPart(name) ?? '')
+function profileUrl(name: string | null): string | null {
+  const segment = name === null ? null : pathSegment(name)
+  return segment === null ? null : `https://www.trustpilot.com/review/${segment}`
 }
 
 /** The review summary of a business unit; figures that are not numbers read as null, a unit without a name is the shape error. */
@@ -40,7 +42,7 @@ export function reviewSummary(unit: BusinessUnit) {
     stars: finite(score.stars),
     review_count: finite(n.total),
     distribution: { '1': finite(n.oneStar), '2': finite(n.twoStars), '3': finite(n.threeStars), '4': finite(n.fourStars), '5': finite(n.fiveStars) },
-    profile_url: `https://www.trustpilot.com/review/${profileSegment(text(record(u.name).identifying))}`,
+    profile_url: profileUrl(text(record(u.name).identifying)),
   }
 }
 

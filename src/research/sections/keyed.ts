@@ -33,7 +33,7 @@ export const reviews: SectionProvider = {
     const { unit, url } = await findBusinessUnit(inputs.ctx, inputs.domain)
     if (!unit) return unavailable(`Trustpilot has no business profile for ${inputs.domain}.`, [url])
     const summary = reviewSummary(unit)
-    return ok({ sites: [summary] }, [url, summary.profile_url])
+    return ok({ sites: [summary] }, summary.profile_url === null ? [url] : [url, summary.profile_url])
   },
 }
 
