@@ -2,7 +2,7 @@ import type { Env } from '../../env'
 import type { GuardedFetch } from '../web/fetch'
 import { isValidHandle } from './richtext'
 import { parseJson } from '../../lib/json-depth'
-import { isRecord, record } from '../shape'
+import { recordsOf, type DohAnswer } from '../dns/transform'
 import { encodeUriText } from '../../lib/text'
 
 const SERVICE = 'AT Protocol identity'
@@ -69,13 +69,14 @@ async function viaPds(fetch: GuardedFetch, pdsUrl: string, handle: string): Prom
 
 async function viaDns(fetch: GuardedFetch, dohUrl: string, handle: string): Promise<string | null> {
   const res = await fetch(`${dohUrl}?name=${encodeUriText(`_atproto.${handle}`)}&type=TXT`, { ...QUICK, headers: { accept: 'application/dns-json' } })
-  // A resolver's answer of another shape (an Answer that is not a list, records that are not objects) holds no DID.
-  const answers = record(await jsonOrNull(res)).Answer
-  const dids = (Array.isArray(answers) ? answers : [])
-    .filter((a): a is { type: number; data: string } => isRecord(a) && a.type === 16 && typeof a.data === 'string')
-    .map((a) => a.data.replace(/^"|"$/g, '').replace(/"\s*"/g, ''))
-    .filter((txt) => txt.startsWith('did='))
-    .map((txt) => txt.slice(4))
+  let records: string[]
+  try {
+    records = recordsOf((await jsonOrNull(res)) as DohAnswer, 'TXT')
+  } catch {
+    // A resolver's answer of another shape (no object, an Answer that is not a list) holds no DID.
+    return null
+  }
+  const dids = records.filter((txt) => txt.startsWith('did=')).map((txt) => txt.slice(4))
   // More than one distinct DID is ambiguous: the spec says resolution then fails.
   return dids.length && dids.every((d) => d === dids[0]) && isDid(dids[0]) ? dids[0] : null
 }
