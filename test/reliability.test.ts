@@ -1,10 +1,9 @@
 import { createMessageBatch, createExecutionContext, env, getQueueResult } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { defineAction } from '../src/actions/define'
 import { getAction } from '../src/actions/registry'
 import { queueHandler } from '../src/runtime/consumer'
 import { action, mockFetch, newCaller, request, type Json } from './helpers'
+import { deliverFailingRun } from './queue-delivery'
 import { alice, FakeAtproto } from './social/fake-pds'
 import { VIDEO_ID, yt } from './youtube/fixtures'
 
@@ -111,23 +110,6 @@ describe('queued runs under failure', () => {
   })
 })
 
-/** The registry with one more queued action, which throws what `fail` makes on every delivery. */
-function failingActions(fail: () => unknown) {
-  let deliveries = 0
-  const failing = defineAction({
-    name: 'always_fails',
-    summary: 'Fails the same way every time',
-    input: z.object({}),
-    hints: { readOnly: true },
-    mode: 'queued',
-    run: async (): Promise<unknown> => {
-      deliveries++
-      throw fail()
-    },
-  })
-  return { lookup: (name: string) => (name === failing.name ? failing : getAction(name)), deliveries: () => deliveries }
-}
-
 describe('queued runs that fail the same way every time', () => {
   // What JavaScript throws on data it cannot take (bad percent-encoding, an invalid date, a lone
   // surrogate, JSON that does not parse, a property of null) fails every delivery the same way.
@@ -141,18 +123,11 @@ describe('queued runs that fail the same way every time', () => {
   for (const [name, fail] of deterministic) {
     it(`ends the run failed at its first delivery on a ${name}, without retrying it`, async () => {
       const { accountId, token } = await newCaller(`once-${name}`)
-      const actions = failingActions(fail)
       const runId = `run_once_${name.toLowerCase().padEnd(15, '0')}`
-      await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'always_fails', 'queued', '{}', '{}', ?)")
-        .bind(runId, accountId, Date.now())
-        .run()
-      const batch = createMessageBatch('agent-action-jobs', [{ id: 'd1', timestamp: new Date(), attempts: 1, body: { runId } }])
-      const ctx = createExecutionContext()
-      await queueHandler(actions.lookup)(batch as MessageBatch<{ runId: string }>, env, ctx)
-      const result = await getQueueResult(batch, ctx)
+      const { result, deliveries } = await deliverFailingRun(fail, accountId, runId)
       expect(result.retryMessages).toEqual([])
-      expect(result.explicitAcks).toEqual(['d1'])
-      expect(actions.deliveries()).toBe(1)
+      expect(result.explicitAcks).toEqual(['m1'])
+      expect(deliveries).toBe(1)
       const run = (await request('GET', `/v1/runs/${runId}`, { token })).body.response as Json
       expect(run).toMatchObject({ state: 'failed', attempts: 1, error: { code: 'INTERNAL', status: 500 } })
     })
@@ -168,15 +143,9 @@ describe('queued runs that fail the same way every time', () => {
   for (const [name, fail] of transient) {
     it(`retries ${name} with backoff, as before`, async () => {
       const { accountId } = await newCaller(`again-${name.replace(/\W/g, '')}`)
-      const actions = failingActions(fail)
       const runId = `run_again_${name.replace(/\W/g, '').padEnd(14, '0').slice(0, 14)}`
-      await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'always_fails', 'queued', '{}', '{}', ?)")
-        .bind(runId, accountId, Date.now())
-        .run()
-      const batch = createMessageBatch('agent-action-jobs', [{ id: 'r1', timestamp: new Date(), attempts: 1, body: { runId } }])
-      const ctx = createExecutionContext()
-      await queueHandler(actions.lookup)(batch as MessageBatch<{ runId: string }>, env, ctx)
-      expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([expect.objectContaining({ msgId: 'r1' })])
+      const { result } = await deliverFailingRun(fail, accountId, runId)
+      expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: 'm1' })])
       const state = await env.DB.prepare('SELECT state FROM runs WHERE id = ?').bind(runId).first<{ state: string }>()
       expect(state!.state).toBe('queued')
     })

@@ -1,10 +1,8 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { getAction } from '../../src/actions/registry'
-import { queueHandler } from '../../src/runtime/consumer'
 import { action, json, mockFetch, newCaller, request } from '../helpers'
 import { sectionsOffExcept } from '../research/fakes'
+import { deliverFailingRun } from '../queue-delivery'
 import { expectFieldEnvelope } from './envelope'
 
 const newsOnly = sectionsOffExcept('news')
@@ -112,18 +110,11 @@ describe('queued runs: a built-in that throws on data', () => {
     let n = 0
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...THROWS), async ([, thrower]) => {
-        const transcript = getAction('get_video_transcript')!
-        const handle = queueHandler((name) => (name === transcript.name ? { ...transcript, run: async () => thrower() } : getAction(name)))
         const runId = `run_throws${String(n++).padStart(14, '0')}`
-        await env.DB.prepare("INSERT INTO runs (id, account_id, action, state, input, job_input, created_at) VALUES (?, ?, 'get_video_transcript', 'queued', '{}', ?, ?)")
-          .bind(runId, accountId, JSON.stringify({ url: 'https://youtu.be/dQw4w9WgXcQ' }), Date.now())
-          .run()
-        const batch = createMessageBatch('agent-action-jobs', [{ id: 'm1', timestamp: new Date(), attempts: 1, body: { runId } }])
-        const ctx = createExecutionContext()
-        await handle(batch as MessageBatch<{ runId: string }>, env, ctx)
-        const result = await getQueueResult(batch, ctx)
+        const { result, deliveries } = await deliverFailingRun(thrower, accountId, runId)
         expect(result.retryMessages).toEqual([])
         expect(result.explicitAcks).toEqual(['m1'])
+        expect(deliveries).toBe(1)
         const run = (await request('GET', `/v1/runs/${runId}`, { token })).body.response
         expect(run).toMatchObject({ state: 'failed', attempts: 1, error: { status: 500, code: 'INTERNAL' } })
       }),
