@@ -420,30 +420,25 @@ const CASES: ShapeCase[] = [
       ),
     schema: jobs,
   })),
-  {
-    name: 'Wikidata SPARQL result',
-    payload: wdSparql,
-    read: async (p) => {
-      const found = await findCompany(
-        peerCtx((url) => jsonResponse(url.startsWith('https://query.wikidata.org') ? p : wdEntities)),
-        DOMAIN,
-      )
-      return readEntity(found.entity)
-    },
+  ...(
+    [
+      ['Wikidata SPARQL result', wdSparql, (p: Json) => (url: string) => (url.startsWith('https://query.wikidata.org') ? p : wdEntities)],
+      ['Wikidata entities', wdEntities, (p: Json) => (url: string) => (url.startsWith('https://query.wikidata.org') ? wdSparql : p)],
+    ] as const
+  ).map(([name, payload, answers]) => ({
+    name,
+    payload,
+    read: async (p: Json) =>
+      readEntity(
+        (
+          await findCompany(
+            peerCtx((url) => jsonResponse(answers(p)(url))),
+            DOMAIN,
+          )
+        ).entity,
+      ),
     schema: wikidataFacts.nullable(),
-  },
-  {
-    name: 'Wikidata entities',
-    payload: wdEntities,
-    read: async (p) => {
-      const found = await findCompany(
-        peerCtx((url) => jsonResponse(url.startsWith('https://query.wikidata.org') ? wdSparql : p)),
-        DOMAIN,
-      )
-      return readEntity(found.entity)
-    },
-    schema: wikidataFacts.nullable(),
-  },
+  })),
   {
     name: 'Wikidata labels',
     payload: wdLabels,
