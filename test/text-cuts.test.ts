@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { jsonPrefix, jsonSize } from '../src/lib/json-size'
 import { formatSubject } from '../src/actions/meeting_prep_subject/parse'
-import { cutChars, decodeEntities, duplicateKey, squash } from '../src/lib/text'
+import { cutChars, decodeEntities, duplicateKey, encodeUri, encodeUriPart, encodeUriText, pathSegment, squash } from '../src/lib/text'
 import { timelineSvg } from '../src/research/timeline'
 
 describe('cuts between code points', () => {
@@ -107,6 +107,29 @@ describe('display cuts', () => {
         expect(timelineSvg(title, [{ date: '2024-01-01', label: title, kind: 'news', source: 'https://example.com/' }]).isWellFormed()).toBe(true)
       }),
       { numRuns: 500 },
+    )
+  })
+})
+
+describe('URL parts from outside text', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', '.', '/', '?', '#', '%', ' ', 'é', '😀', '\ud800', '\udfff'), maxLength: 12 })
+  it('make one path segment or none, and never throw (2,000 runs)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const segment = pathSegment(t)
+        const part = encodeUriPart(t)
+        expect(encodeUriText(t)).not.toContain('/')
+        if (!t.isWellFormed()) expect([segment, part, encodeUri(t)]).toEqual([null, null, null])
+        if (segment === null) {
+          expect(t === '' || /^\.+$/.test(t) || !t.isWellFormed()).toBe(true)
+          return
+        }
+        expect(segment).toBe(part)
+        expect(segment).not.toMatch(/[/?#]/)
+        expect(decodeURIComponent(segment)).toBe(t)
+        expect(new URL(`https://h.example/a/${segment}`).pathname.split('/')).toHaveLength(3)
+      }),
+      { numRuns: 2000 },
     )
   })
 })
