@@ -6,7 +6,7 @@ import { fetchPage, PAGE_MAX_BYTES, parseLinkHeader } from '../../src/crawler/fe
 import { createGuardedFetch } from '../../src/providers/web/fetch'
 import { blogPrefixes, crawlable, inScope, looksNonHtml, normalizeUrl } from '../../src/crawler/scope'
 import { describeRobots, validateRobots } from '../../src/providers/web/robots'
-import { gunzip, MAX_ATOM_CHARS, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
+import { firstEntries, gunzip, MAX_ATOM_CHARS, parseFeedLinks, parseSitemap } from '../../src/providers/web/sitemap'
 import { TEST_DNS, withFakeDns } from '../fake-dns'
 import { parseFeedLinks as feedBefore, parseSitemap as sitemapBefore } from '../fixtures/before-quad/sitemap'
 import { arrayWork } from '../array-work'
@@ -166,6 +166,27 @@ describe('feeds parse in work that does not grow with their attributes', () => {
     const now = parseFeedLinks(xml)
     expect(now).toHaveLength(kept)
     expect(now).toEqual(feedBefore(xml).slice(0, kept))
+  })
+
+  it('cuts any feed right after the last real entry end within the bound (2,000 runs)', () => {
+    // Entries whose content quotes end tags in CDATA or comments; the real ends are known by construction.
+    const inner = fc.constantFrom('x', '<![CDATA[</entry>]]>', '<!-- </entry> -->', '<![CDATA[ ]] </a:entry> ]]>', '&lt;/entry&gt;')
+    const entry = fc.array(inner, { maxLength: 4 }).map((parts) => `<entry><content>${parts.join('')}</content></entry>`)
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 8 }), fc.integer({ min: 0, max: 600 }), (entries, max) => {
+        const head = '<feed>'
+        const xml = head + entries.join('') + '</feed>'
+        fc.pre(xml.length > max)
+        let end = 0
+        let at = head.length
+        for (const e of entries) {
+          at += e.length
+          if (at <= max) end = at
+        }
+        expect(firstEntries(xml, max)).toBe(xml.slice(0, end))
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   // Failed before the scan stepped over CDATA: the cut fell after an "</entry>" quoted in a post's

@@ -99,7 +99,7 @@ export function parseSitemap(xml: string): SitemapContent {
  * entry there (the parser closes the feed), or all of it when it is that short. An end tag inside a
  * CDATA section or a comment is text, not an entry's end: the scan steps over both.
  */
-function firstEntries(xml: string, max: number): string {
+export function firstEntries(xml: string, max: number): string {
   if (xml.length <= max) return xml
   const entryEnd = /<\/(?:[\w.-]+:)?entry\s*>/y
   let end = 0
