@@ -7,7 +7,12 @@ import { compareCitations, competitorsOf, findGaps, type CitationPart, type Ques
 import { competitorLandscape } from '../../src/seo/competitors'
 import { domainsOf, registrableDomain } from '../../src/seo/domain'
 import type { KeywordPart } from '../../src/seo/keywords'
-import { firstResult, readIdeas, readRankings, readSerp } from '../../src/seo/keywords/dataforseo-transform'
+import { rankedKeywordsFor } from '../../src/providers/dataforseo/client'
+import { firstResult, rankedKeywords } from '../../src/providers/dataforseo/transform'
+import { UpstreamError } from '../../src/providers/errors'
+import type { ActionContext } from '../../src/runtime/context'
+import { dataForSeoProvider } from '../../src/seo/keywords/dataforseo'
+import { readIdeas, readRankings, readSerp } from '../../src/seo/keywords/dataforseo-transform'
 import { opportunityScore } from '../../src/seo/keywords'
 import { candidateKeywords } from '../../src/seo/keywords/candidates'
 import { templateQuestions } from '../../src/seo/questions'
@@ -70,6 +75,38 @@ describe('DataForSEO transforms', () => {
   it('turns a task error into a message and "no results" into an empty result', () => {
     expect(firstResult({ status_code: 20000, status_message: 'Ok.', tasks: [{ status_code: 40501, status_message: 'Invalid Field: keywords.', result: null }] }).error).toBe('Invalid Field: keywords.')
     expect(firstResult({ status_code: 20000, status_message: 'Ok.', tasks: [{ status_code: 40102, status_message: 'No Search Results.', result: null }] })).toEqual({ result: null, error: null })
+  })
+
+  it('company research and SEO research read any DataForSEO answer alike: the same result or the same refusal', async () => {
+    const ctxAnswering = (res: () => Response) => ({ env: { DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' }, config: {}, fetch: async () => res() }) as unknown as ActionContext
+    const outcome = async (read: () => Promise<unknown>) => {
+      try {
+        await read()
+        return 'read'
+      } catch (err) {
+        return err instanceof UpstreamError ? `${err.kind}: ${err.message}` : err instanceof Error ? `${err.name}: ${err.message}` : 'thrown'
+      }
+    }
+    const code = fc.constantFrom<unknown>(20000, 40102, 40501, 50000, null, '20000')
+    const task = fc.record({
+      status_code: code,
+      status_message: fc.option(fc.constantFrom('Ok.', 'No Search Results.', 'Invalid Field.'), { nil: undefined }),
+      result: fc.constantFrom<unknown>(null, [], [null], [{ items: [] }]),
+    })
+    const envelope = fc.record({
+      status_code: code,
+      status_message: fc.option(fc.constantFrom('Ok.', 'Internal error.'), { nil: undefined }),
+      tasks: fc.oneof(fc.constant([]), fc.array(task, { minLength: 1, maxLength: 2 }), fc.constant(null)),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(200, 401, 429, 500), envelope, async (status, body) => {
+        const res = () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+        const research = await outcome(async () => rankedKeywords(await rankedKeywordsFor(ctxAnswering(res), 'acme.test')))
+        const seo = await outcome(() => dataForSeoProvider.rankings(ctxAnswering(res), 'acme.test', 10))
+        expect(research).toBe(seo)
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('scores opportunity from volume, difficulty and the site position, and gives none without volume', () => {

@@ -2,9 +2,11 @@ import type { ActionContext } from '../../runtime/context'
 import { basicAuthorization } from '../../lib/crypto'
 import { NotConfiguredError, ProviderError, UpstreamError } from '../errors'
 import { readJson } from '../web/fetch'
-import { text } from '../shape'
-import { firstTask, SERVICE, type RankedKeywordsResponse } from './transform'
-export const RANKED_KEYWORDS_URL = 'https://api.dataforseo.com/v3/dataforseo_labs/google/ranked_keywords/live'
+import { firstResult, SERVICE, type DfsEnvelope, type DomainRankedKeywords } from './transform'
+
+const DATAFORSEO_BASE = 'https://api.dataforseo.com/v3'
+export const RANKED_KEYWORDS_PATH = '/dataforseo_labs/google/ranked_keywords/live'
+export const RANKED_KEYWORDS_URL = `${DATAFORSEO_BASE}${RANKED_KEYWORDS_PATH}`
 
 /** The setting(s) DataForSEO lacks, or null when configured. */
 export function dataForSeoMissing(env: ActionContext['env']): string | null {
@@ -13,17 +15,22 @@ export function dataForSeoMissing(env: ActionContext['env']): string | null {
   return null
 }
 
-/** Keywords a domain ranks for in Google (US, English), highest traffic first. */
-export async function rankedKeywordsFor(ctx: ActionContext, domain: string, limit = 25): Promise<RankedKeywordsResponse> {
-  const missing = dataForSeoMissing(ctx.env)
-  if (missing) throw new NotConfiguredError(missing)
-  const res = await ctx.fetch(RANKED_KEYWORDS_URL, {
+/** Google, United States, English: the provider's most complete market. */
+const MARKET = { location_code: 2840, language_code: 'en' }
+
+/**
+ * POSTs one task to a live endpoint (`path` under DATAFORSEO_BASE) and returns its first result, or
+ * null when it has none; a refusal (credentials, HTTP status, the envelope's or task's status) is a
+ * typed error naming DataForSEO.
+ */
+export async function postLive<R>(ctx: ActionContext, path: string, task: Record<string, unknown>): Promise<R | null> {
+  const res = await ctx.fetch(`${DATAFORSEO_BASE}${path}`, {
     method: 'POST',
     service: SERVICE,
     idempotent: true,
     timeoutMs: 30_000,
     headers: { authorization: basicAuthorization(ctx.env.DATAFORSEO_LOGIN ?? '', ctx.env.DATAFORSEO_PASSWORD ?? ''), 'content-type': 'application/json' },
-    body: JSON.stringify([{ target: domain, location_code: 2840, language_code: 'en', limit, order_by: ['ranked_serp_element.serp_item.etv,desc'] }]),
+    body: JSON.stringify([{ ...MARKET, ...task }]),
   })
   if (res.status === 401) {
     await res.body?.cancel()
@@ -31,13 +38,16 @@ export async function rankedKeywordsFor(ctx: ActionContext, domain: string, limi
   }
   if (!res.ok) {
     await res.body?.cancel()
-    throw new UpstreamError(SERVICE, 'status', `${SERVICE} answered ${res.status}`, res.status)
+    throw new UpstreamError(SERVICE, res.status === 429 ? 'rate_limited' : 'status', `${SERVICE} answered ${res.status}`, res.status)
   }
-  const body = await readJson<RankedKeywordsResponse>(res, SERVICE)
-  const { status_code, status_message, task } = firstTask(body)
-  if (status_code !== 20000 || (task && task.status_code !== 20000 && task.status_code !== 40102)) {
-    const said = (task ? text(task.status_message) : null) ?? status_message ?? `status ${String(task?.status_code ?? status_code).slice(0, 20)}`
-    throw new UpstreamError(SERVICE, 'status', `${SERVICE}: ${said}`)
-  }
-  return body
+  const { result, error } = firstResult(await readJson<DfsEnvelope<R>>(res, SERVICE))
+  if (error) throw new UpstreamError(SERVICE, 'status', `${SERVICE}: ${error}`)
+  return result
+}
+
+/** Keywords a domain ranks for in Google (US, English), highest traffic first: the task's result, or null. */
+export async function rankedKeywordsFor(ctx: ActionContext, domain: string, limit = 25): Promise<DomainRankedKeywords | null> {
+  const missing = dataForSeoMissing(ctx.env)
+  if (missing) throw new NotConfiguredError(missing)
+  return postLive<DomainRankedKeywords>(ctx, RANKED_KEYWORDS_PATH, { target: domain, limit, order_by: ['ranked_serp_element.serp_item.etv,desc'] })
 }

@@ -1,15 +1,7 @@
-/** DataForSEO v3 response shapes (Labs keyword ideas and ranked keywords, SERP organic) and their readers. */
-import { listOf, objectOf, record, objectsOf, text, type Fields } from '../../providers/shape'
+/** DataForSEO v3 results (Labs keyword ideas and ranked keywords, SERP organic) and their readers; the envelope is providers/dataforseo's. */
+import { record, objectsOf, text, type Fields } from '../../providers/shape'
+import { SERVICE } from '../../providers/dataforseo/transform'
 import type { MeasuredKeyword, SerpObservation, SiteRanking } from './types'
-
-const SERVICE = 'DataForSEO'
-
-/** The common envelope: one task per live request. */
-export interface DfsEnvelope<R> {
-  status_code: number
-  status_message: string
-  tasks?: { status_code: number; status_message: string; result?: R[] | null }[]
-}
 
 export interface DfsKeywordData {
   keyword: string
@@ -24,20 +16,6 @@ export type RankedKeywordsResult = {
   items?: { keyword_data: DfsKeywordData; ranked_serp_element?: { serp_item?: { type?: string; rank_group?: number | null; url?: string | null } } }[] | null
 }
 export type SerpResult = { keyword?: string; items?: { type: string; rank_group?: number; rank_absolute?: number; domain?: string; url?: string; title?: string | null }[] | null }
-
-/** The first task's first result, or an error message (status codes other than 20000; 40102 "no results" is empty). */
-export function firstResult<R>(answer: DfsEnvelope<R>): { result: R | null; error: string | null } {
-  // The declared type is what DataForSEO documents; the reads below hold for any JSON it sends.
-  const body = objectOf(answer, SERVICE)
-  if (body.status_code !== 20000) return { result: null, error: text(body.status_message) || `status ${String(body.status_code).slice(0, 20)}` }
-  const first = listOf(body.tasks, SERVICE, 'tasks')[0]
-  if (first === undefined || first === null) return { result: null, error: 'no task in the answer' }
-  const task = objectOf(first, SERVICE, 'tasks[0]')
-  if (task.status_code === 40102) return { result: null, error: null }
-  if (task.status_code !== 20000) return { result: null, error: text(task.status_message) || `task status ${String(task.status_code).slice(0, 20)}` }
-  const result = listOf(task.result, SERVICE, 'tasks[0].result')[0]
-  return { result: result === undefined || result === null ? null : (objectOf(result, SERVICE, 'tasks[0].result[0]') as R), error: null }
-}
 
 /** A metric DataForSEO reports (volume, difficulty, cost, competition, position): a finite number, never below 0. */
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
