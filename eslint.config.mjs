@@ -26,6 +26,8 @@ const sqlMessage = 'SQL lives only in src/db/: add a typed query function there 
 const URI_HELPERS = 'src/lib/text.ts'
 const uriMessage = 'Use the helpers in src/lib/text.ts (encodeUriPart, encodeUriText, encodeUri, decodeUriPart): the built-in throws URIError on a lone surrogate or bad percent-encoding.'
 const noUriBuiltins = ['encodeURIComponent', 'encodeURI', 'decodeURIComponent', 'decodeURI'].map((name) => ({ name, message: uriMessage }))
+// The same built-ins reached through the global object.
+const noUriMembers = ['property.name', 'property.value'].map((key) => ({ selector: `MemberExpression[object.name=/^(globalThis|self)$/][${key}=/^(en|de)codeURI(Component)?$/]`, message: uriMessage }))
 
 const noGlobalFetch = {
   globals: [{ name: 'fetch', message: fetchMessage }],
@@ -68,7 +70,7 @@ export default tseslint.config(
     ignores: ['src/db/**', ...GUARDED_CLIENT, URI_HELPERS],
     rules: {
       'no-restricted-globals': ['error', ...noGlobalFetch.globals, ...noUriBuiltins],
-      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noSql],
+      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noUriMembers, ...noSql],
     },
   },
   {
@@ -82,12 +84,12 @@ export default tseslint.config(
     files: ['src/db/**/*.ts'],
     rules: {
       'no-restricted-globals': ['error', ...noGlobalFetch.globals, ...noUriBuiltins],
-      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax],
+      'no-restricted-syntax': ['error', ...noGlobalFetch.syntax, ...noUriMembers],
     },
   },
   {
     files: GUARDED_CLIENT,
-    rules: { 'no-restricted-globals': ['error', ...noUriBuiltins], 'no-restricted-syntax': ['error', ...noSql] },
+    rules: { 'no-restricted-globals': ['error', ...noUriBuiltins], 'no-restricted-syntax': ['error', ...noUriMembers, ...noSql] },
   },
   {
     // ReDoS: a regex that backtracks super-linearly can spend a request's whole CPU limit on one

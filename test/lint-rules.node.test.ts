@@ -31,6 +31,8 @@ const linear = "export const bareHost = (s: string) => s.replace(/(?<!\\.)\\.+$/
 // Each throws URIError on text from outside: a lone surrogate, or bad percent-encoding.
 const uriBuiltins =
   'export const a = (s: string) => encodeURIComponent(s)\nexport const b = (s: string) => encodeURI(s)\nexport const c = (s: string) => decodeURIComponent(s)\nexport const d = (s: string) => decodeURI(s)\n'
+// The same through the global object.
+const uriMembers = 'export const a = (s: string) => globalThis.encodeURIComponent(s)\nexport const b = (s: string) => self.decodeURI(s)\nexport const c = (s: string) => globalThis["encodeURI"](s)\n'
 
 describe('the design rules in the lint', () => {
   it('refuses the global fetch outside the guarded client', async () => {
@@ -71,6 +73,7 @@ describe('the design rules in the lint', () => {
   it('refuses the URI built-ins in src/ outside the helpers of lib/text.ts', async () => {
     for (const path of ['src/providers/probe/client.ts', 'src/db/probe.ts', 'src/providers/web/fetch.ts', 'src/reports/probe.tsx']) {
       expect(await linesAt(path, uriBuiltins, 'no-restricted-globals'), path).toEqual([1, 2, 3, 4])
+      expect(await linesAt(path, uriMembers, 'no-restricted-syntax'), path).toEqual([1, 2, 3])
     }
     expect(await rulesAt('src/lib/text.ts', uriBuiltins)).toEqual([])
     expect(await rulesAt('test/probe.test.ts', uriBuiltins)).toEqual([])
