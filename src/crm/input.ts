@@ -1,5 +1,5 @@
 /** Pure parsing of the CRM actions' string fields: object types, identifiers, property lists, associations. */
-import { setOwn } from '../lib/objects'
+import { ownValue, setOwn } from '../lib/objects'
 import { z } from 'zod'
 import { ApiError } from '../http/errors'
 import { ID_METHODS, OBJECT_TYPES, type AssociationInput, type AssociationKind, type IdMethodLabel, type ObjectRef, type ObjectType } from './types'
@@ -24,7 +24,7 @@ const AT_LEAST_ONE = 'At least one property is required to update an object'
 export function normalizeObjectType(text: string): ObjectType | null {
   const t = text.trim().toLowerCase()
   if ((OBJECT_TYPES as readonly string[]).includes(t)) return t as ObjectType
-  return SINGULAR[t] ?? null
+  return ownValue(SINGULAR, t) ?? null
 }
 
 /** The `object_type` field: one of the nine types, singular or plural, any case. */
