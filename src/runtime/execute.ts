@@ -489,7 +489,8 @@ export function createContext(
       else if (statements.length > 0) await db.batch(statements)
     },
     cache: rt.env.CACHE,
-    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal }),
+    // The credentials its requests carry (server and account keys) join the run's secrets: an upstream may echo them.
+    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal, secrets }),
     log,
     secrets,
     signal,
