@@ -128,3 +128,50 @@ describe('a credential an upstream echoes in its error', () => {
     expect(await runText(accountId)).not.toContain(hubspot)
   })
 })
+
+describe('a body that does not parse', () => {
+  /** A password-like value of letters that no message word or number holds three in a row of. */
+  const secretText = fc.stringMatching(/^[ABCDEFGHKLMPQRTUVWXYZ]{12,40}$/)
+  /** Bodies broken exactly where the secret is, as clients break them. */
+  const broken = fc.constantFrom(
+    (s: string) => `{"username":"alice.example.com","password": ${s},"content":"hi"}`,
+    (s: string) => `{"password":"${s}" "username":"alice.example.com"}`,
+    (s: string) => `{"password":${s}}`,
+    (s: string) => `${s}`,
+    (s: string) => `{"api_key":"${s}"}}`,
+  )
+  const quotes = (message: string, secret: string) => [...Array(secret.length - 2).keys()].some((i) => message.includes(secret.slice(i, i + 3)))
+
+  it("never quotes it back: the parser's excerpt of the text is left out (fast-check)", async () => {
+    const { token } = await newCaller('broken bodies')
+    await fc.assert(
+      fc.asyncProperty(secretText, broken, fc.constantFrom('/v1/action/post_to_social', '/v1/integrations/llm/openai', '/mcp'), async (secret, body, path) => {
+        const method = path.startsWith('/v1/integrations') ? 'PUT' : 'POST'
+        const res = await request(method, path, { token, raw: body(secret), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } })
+        expect(res.status, path).toBe(400)
+        // The message and details, not the random request id (whose capitals could match by chance).
+        const text = JSON.stringify(path === '/mcp' ? res.body.error : [res.body.error, res.body.details])
+        expect(text).toMatch(/not valid JSON/)
+        expect(quotes(text, secret), `${path}: ${text}`).toBe(false)
+        // JSON text inside a field: the CRM's properties.
+        const properties = body(secret)
+        if (!properties.startsWith('{')) return
+        const crm = await action('crm.v2.update_object', { object_type: 'contacts', identifier_value: '101', properties }, token)
+        expect(crm.status).toBe(400)
+        expect(quotes(JSON.stringify([crm.body.error, crm.body.details]), secret), JSON.stringify(crm.body)).toBe(false)
+      }),
+      { numRuns: 60, seed: 20261129 },
+    )
+  })
+
+  it('an unquoted password is answered "Unexpected token", not an excerpt of the body (the minimal case)', async () => {
+    const { token } = await newCaller('broken body')
+    const res = await request('POST', '/v1/action/post_to_social', {
+      token,
+      raw: '{"username":"alice.bsky.social","password": hunter2secretpw,"content":"x"}',
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toBe('Request body is not valid JSON: Unexpected token')
+  })
+})

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { parseOrThrow } from './validate'
 import type { Context } from 'hono'
-import { parseJson } from '../lib/json-depth'
+import { jsonSyntaxMessage, parseJson } from '../lib/json-depth'
 import { ApiError } from './errors'
 import type { AppEnv } from './types'
 
@@ -26,7 +26,7 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   try {
     return parseJson(text)
   } catch (err) {
-    throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${(err as Error).message}`)
+    throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${jsonSyntaxMessage(err)}`)
   }
 }
 
