@@ -1,4 +1,5 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app'
 import { countingDb, newCaller, request, type Json, type Trip } from './helpers'
@@ -111,5 +112,76 @@ describe('an inline invocation is written once, when it ends', () => {
     const runId = res.runId
     expect((await runsOf(runId)).map((r) => r.state)).toEqual(['succeeded', 'succeeded', 'succeeded'])
     expect(await executions(twoSearches)).toBe(before + 1)
+  })
+})
+
+describe('each step of a workflow has a run of its own', () => {
+  /** Two step ids the former child run id made one: alike but for underscores, or in their first 24 letters and digits. */
+  const lookAlikes = fc.oneof(
+    fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{1,20}$/), fc.integer({ min: 1, max: 20 })).map(([id, at]): [string, string] => {
+      const cut = Math.min(at, id.length - 1)
+      return [id, `${id.slice(0, cut)}_${id.slice(cut)}`]
+    }),
+    fc
+      .tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{23}$/), fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/), fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/))
+      .map(([head, a, b]): [string, string] => [`${head}${a}`, `${head}${b}x`]),
+  )
+
+  it('"a_b" and "ab" answer 200 with a record each, inline (the minimal case: a 500 before)', async () => {
+    const res = await request('POST', '/v1/agents', {
+      token: author.token,
+      body: {
+        name: 'Look-alike steps',
+        description: 'Step ids alike but for an underscore',
+        workflow: {
+          steps: [
+            { id: 'a_b', action: 'search', input: { query: 'x' } },
+            { id: 'ab', action: 'search', input: { query: 'y' } },
+          ],
+        },
+      },
+    })
+    expect(res.status).toBe(201)
+    const called = await counted('/v1/action/invoke_agent', author.token, { id: res.body.response.id, input: {} })
+    expect(called.status, JSON.stringify(called.body)).toBe(200)
+    expect((await runsOf(called.runId)).map((r) => r.id).sort()).toEqual([called.runId, `${called.runId}_a_b`, `${called.runId}_ab`].sort())
+  })
+
+  it('whatever two step ids are, inline, with an Idempotency-Key and queued (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(lookAlikes, fc.constantFrom('inline', 'idempotent', 'queued'), async ([first, second], mode) => {
+        fc.pre(first !== second)
+        const created = await request('POST', '/v1/agents', {
+          token: author.token,
+          body: {
+            name: 'Look-alike steps',
+            description: 'Two steps whose ids the former child run id confused',
+            workflow: {
+              steps: [
+                { id: first, action: 'search', input: { query: 'x' } },
+                { id: second, action: 'meeting_prep_generate_subject_line', input: { meeting_title: 'Kickoff' } },
+              ],
+            },
+          },
+        })
+        expect(created.status, JSON.stringify(created.body)).toBe(201)
+        const headers: Record<string, string> = mode === 'idempotent' ? { 'idempotency-key': crypto.randomUUID() } : mode === 'queued' ? { prefer: 'respond-async' } : {}
+        const called = await counted('/v1/action/invoke_agent', author.token, { id: created.body.response.id, input: {} }, headers)
+        expect(called.status, `${mode} ${first} ${second}: ${JSON.stringify(called.body)}`).toBe(mode === 'queued' ? 202 : 200)
+        if (mode === 'queued') {
+          const done = await request('GET', `/v1/runs/${called.runId}?wait=20`, { token: author.token })
+          expect(done.body.response.state, JSON.stringify(done.body.response.error)).toBe('succeeded')
+        }
+        const runs = await runsOf(called.runId)
+        const steps = runs.filter((r) => r.parent_run_id === called.runId)
+        expect(steps.map((r) => [r.id, r.action, r.state]).sort()).toEqual(
+          [
+            [`${called.runId}_${first}`, 'search', 'succeeded'],
+            [`${called.runId}_${second}`, 'meeting_prep_generate_subject_line', 'succeeded'],
+          ].sort(),
+        )
+      }),
+      { numRuns: 15, seed: 20261129 },
+    )
   })
 })

@@ -5,6 +5,7 @@ import { resolveReferences } from '../runtime/templates'
 import { agentScope, assertMayRun } from './access'
 import { convertParam, type Parameters, type Workflow } from './schema'
 import { JsonTooDeepError, parseJson } from '../lib/json-depth'
+import { hasOwnKey, ownValue } from '../lib/objects'
 
 /**
  * The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists).
@@ -43,11 +44,12 @@ export function parseAgentInput(value: unknown, field: string): Record<string, u
 export function validateAgentParams(parameters: Parameters, input: Record<string, unknown>, field: string): Record<string, unknown> {
   const details: ErrorDetail[] = []
   const out: Record<string, unknown> = {}
+  // Own keys on both sides: "toString" is no declared parameter, and an absent "constructor" parameter is absent.
   for (const key of Object.keys(input)) {
-    if (!(key in parameters.properties)) details.push({ path: `/${field}/${key}`, message: `Unknown parameter "${key}"` })
+    if (!hasOwnKey(parameters.properties, key)) details.push({ path: `/${field}/${key}`, message: `Unknown parameter "${key}"` })
   }
   for (const [name, p] of Object.entries(parameters.properties)) {
-    const raw = input[name]
+    const raw = ownValue(input, name)
     if (raw === undefined || raw === null) {
       if (p.default !== undefined) out[name] = convertParam(p.type, p.default)
       else if (parameters.required.includes(name)) details.push({ path: `/${field}/${name}`, message: `Missing required parameter "${name}"` })

@@ -1,3 +1,4 @@
+import { ownValue } from '../lib/objects'
 import type { HeadingFact, HtmlFacts } from '../providers/web/html'
 
 /**
@@ -241,7 +242,8 @@ export function headingKind(text: string, lang: string | null = null): HeadingKi
   const t = normalize(raw)
   const code = (lang ?? '').split('-')[0].toLowerCase()
   if (code === 'ja' || code === 'ko') return CJK_QUESTION_END.test(raw) ? 'question' : 'statement'
-  const grammar = GRAMMARS[code]
+  // The page's lang attribute picks the grammar: lang="constructor" has none (and no Object function either).
+  const grammar = ownValue(GRAMMARS, code)
   if (grammar) return kindIn(t, grammar)
   if (!code && CJK_QUESTION_END.test(raw) && /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(raw)) return 'question'
   const kinds = code ? [kindIn(t, GRAMMARS.en)] : Object.values(GRAMMARS).map((g) => kindIn(t, g))

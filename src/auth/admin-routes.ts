@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { addTeamMember, getAccount, getTeam, insertAccount, insertTeam, listAccounts, listTeamMembers, listTeams, removeTeamMember, updateAccountLimits, type AccountRow } from '../db/accounts'
 import { setTrusted } from '../db/agent-access'
 import { getToken, listTokens, revokeToken, updateTokenLimits } from '../db/tokens'
-import { readValidBody } from '../http/body'
+import { readOptionalBody, readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
 import { Router, schemaRef } from '../http/route-table'
 import type { AppEnv } from '../http/types'
@@ -250,7 +250,7 @@ export function adminRoutes() {
       errors: [404],
     },
     async (c) => {
-      const body = c.req.header('content-length') === '0' || !c.req.header('content-type') ? { role: 'member' as const } : await readValidBody(c, MemberBody)
+      const body = await readOptionalBody(c, MemberBody, { role: 'member' as const })
       const team = await getTeam(c.env.DB, c.req.param('id'))
       if (!team) throw new ApiError('NOT_FOUND', `Team "${c.req.param('id')}" not found`)
       const account = await getAccount(c.env.DB, c.req.param('accountId'))

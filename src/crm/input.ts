@@ -1,5 +1,6 @@
 /** Pure parsing of the CRM actions' string fields: object types, identifiers, property lists, associations. */
-import { setOwn } from '../lib/objects'
+import { ownValue, setOwn } from '../lib/objects'
+import { jsonSyntaxMessage } from '../lib/json-depth'
 import { z } from 'zod'
 import { ApiError } from '../http/errors'
 import { ID_METHODS, OBJECT_TYPES, type AssociationInput, type AssociationKind, type IdMethodLabel, type ObjectRef, type ObjectType } from './types'
@@ -24,7 +25,7 @@ const AT_LEAST_ONE = 'At least one property is required to update an object'
 export function normalizeObjectType(text: string): ObjectType | null {
   const t = text.trim().toLowerCase()
   if ((OBJECT_TYPES as readonly string[]).includes(t)) return t as ObjectType
-  return SINGULAR[t] ?? null
+  return ownValue(SINGULAR, t) ?? null
 }
 
 /** The `object_type` field: one of the nine types, singular or plural, any case. */
@@ -222,7 +223,7 @@ export function parsePropertyValues(given: string | Record<string, unknown> | un
       // A number keeps the caller's digits: a double would round 12345678901234567891 to ...7000.
       obj = JSON.parse(t, (_key, value: unknown, context?: { source?: string }) => (typeof value === 'number' && context?.source !== undefined ? context.source : value))
     } catch (err) {
-      throw invalid('properties', `looks like a JSON object but is not valid JSON (${(err as Error).message})`)
+      throw invalid('properties', `looks like a JSON object but is not valid JSON (${jsonSyntaxMessage(err)})`)
     }
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) entries.push([k.trim(), propertyValue(k, v)])
   } else if (t.startsWith('[')) {

@@ -1,9 +1,11 @@
 import { z } from 'zod'
 import { readValidBody } from '../http/body'
 import { ApiError } from '../http/errors'
+import { toApiError } from '../http/map-error'
 import { Router } from '../http/route-table'
 import { createGuardedFetch } from '../providers/web/fetch'
 import { userAgent } from '../runtime/execute'
+import { SecretSet } from '../runtime/secrets'
 import { BuiltinCrm } from './builtin'
 import { connectHubSpot, connectionView, describeConnection, disconnect, guessTokenType, verifyHubSpotToken } from './connection'
 import { normalizeObjectType, parseAssociations, parsePropertyValues } from './input'
@@ -74,8 +76,17 @@ export function crmRoutes() {
       let warnings: string[] = []
       let verifiedAt: string | null = null
       if (body.verify) {
-        const fetch = createGuardedFetch({ userAgent: userAgent(config), allowPrivate: config.allowPrivateFetch, dns: config.outboundDns })
-        warnings = await verifyHubSpotToken(fetch, c.env, body.access_token)
+        // HubSpot's answer may quote the token: it never reaches the stored warnings or the error.
+        const secrets = new SecretSet()
+        secrets.add(body.access_token)
+        const fetch = createGuardedFetch({ userAgent: userAgent(config), allowPrivate: config.allowPrivateFetch, dns: config.outboundDns, secrets })
+        try {
+          warnings = (await verifyHubSpotToken(fetch, c.env, body.access_token)).map((w) => secrets.scrubText(w))
+        } catch (err) {
+          const api = toApiError(err)
+          if (!api) throw err
+          throw new ApiError(api.code, secrets.scrubText(api.message), secrets.scrub(api.details), api.headers)
+        }
         verifiedAt = new Date().toISOString()
       }
       const info = await connectHubSpot(c.env.DB, c.env, c.get('principal').accountId, body.access_token, body.token_type ?? guessTokenType(body.access_token), verifiedAt, warnings)

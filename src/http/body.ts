@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { parseOrThrow } from './validate'
 import type { Context } from 'hono'
-import { parseJson } from '../lib/json-depth'
+import { jsonSyntaxMessage, parseJson } from '../lib/json-depth'
 import { ApiError } from './errors'
 import type { AppEnv } from './types'
 
@@ -12,16 +12,27 @@ export function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
 }
 
+const notJson = () => new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON: send "Content-Type: application/json"')
+
 /**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 past the configured size
  * (checked on Content-Length and again while streaming, since the header can lie or be absent),
  * 400 for text that is not JSON or nests deeper than MAX_JSON_DEPTH.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
-  const max = c.get('config').maxBodyBytes
-  if (!isJsonContentType(c.req.header('content-type'))) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON: send "Content-Type: application/json"')
+  if (!isJsonContentType(c.req.header('content-type'))) throw notJson()
+  const text = await readBodyText(c)
+  if (text.trim() === '') throw new ApiError('INVALID_JSON', 'Request body is empty: send a JSON object')
+  try {
+    return parseJson(text)
+  } catch (err) {
+    throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${jsonSyntaxMessage(err)}`)
   }
+}
+
+/** The request body as text: 413 past the configured size, 400 when it is not UTF-8. */
+async function readBodyText(c: Context<AppEnv>): Promise<string> {
+  const max = c.get('config').maxBodyBytes
   const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${max} bytes`)
   const declared = Number(c.req.header('content-length') ?? NaN)
   if (Number.isFinite(declared) && declared > max) throw tooLarge()
@@ -58,12 +69,7 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
       throw new ApiError('INVALID_JSON', 'Request body is not valid UTF-8 text')
     }
   }
-  if (text.trim() === '') throw new ApiError('INVALID_JSON', 'Request body is empty: send a JSON object')
-  try {
-    return parseJson(text)
-  } catch (err) {
-    throw new ApiError('INVALID_JSON', `Request body is not valid JSON: ${(err as Error).message}`)
-  }
+  return text
 }
 
 /** Reads a JSON body that must be an object (every action and management route takes one). */
@@ -78,4 +84,17 @@ export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string,
 /** Reads a JSON object body and validates it (400 listing every failing field). */
 export async function readValidBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.output<S>> {
   return parseOrThrow(schema, await readJsonObject(c))
+}
+
+/**
+ * Reads an optional JSON object body: `fallback` when the request has none (or an empty one), else
+ * as readValidBody. A body without a JSON content type is a 415 like anywhere else, never taken for
+ * no body: `{"integrations":[]}` sent as bytes without the header (as Python's requests sends
+ * `data=`) was read as "grant what the agent declares".
+ */
+export async function readOptionalBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S, fallback: z.output<S>): Promise<z.output<S>> {
+  if (c.req.raw.body === null || c.req.header('content-length') === '0') return fallback
+  if (isJsonContentType(c.req.header('content-type'))) return readValidBody(c, schema)
+  if ((await readBodyText(c)).trim() === '') return fallback
+  throw notJson()
 }

@@ -112,16 +112,25 @@ export class RateLimitAdmission implements Admission {
   }
 }
 
-function admissionOf(c: Context<AppEnv>): RateLimitAdmission {
+/**
+ * The count of one more request of the authenticated caller, not yet made (`admit()` makes it). The
+ * HTTP request's own count is `c.get('admission')`; a request that carries several calls (an MCP
+ * JSON-RPC batch) counts each call after the first with one of these.
+ */
+export function anotherRequest(c: Context<AppEnv>): RateLimitAdmission {
   const p = c.get('principal')
   const config = c.get('config')
-  const admission = new RateLimitAdmission(
+  return new RateLimitAdmission(
     c.env.DB,
     p.accountId,
     p.tokenId,
     { perMinute: p.rateLimitPerMinute ?? config.rateLimitPerMinute, perDay: p.rateLimitPerDay ?? config.rateLimitPerDay },
     { perMinute: p.tokenRateLimitPerMinute, perDay: p.tokenRateLimitPerDay },
   )
+}
+
+function admissionOf(c: Context<AppEnv>): RateLimitAdmission {
+  const admission = anotherRequest(c)
   c.set('admission', admission)
   return admission
 }

@@ -13,7 +13,9 @@ import { searchCatalog } from '../agents/search'
 import { isJsonContentType, readJsonBody } from '../http/body'
 import { ApiError, isApiError, shownError } from '../http/errors'
 import { toApiError } from '../http/map-error'
+import { anotherRequest } from '../http/rate-limit'
 import type { AppEnv } from '../http/types'
+import type { Admission } from '../runtime/context'
 import { callAction, mayQueue, type CallOutcome } from '../runtime/execute'
 
 /** Agents per tools/list page (the cursor is the page number). */
@@ -114,9 +116,18 @@ function errorResult(err: ApiError): CallToolResult {
   }
 }
 
-async function listTools(c: Context<AppEnv>, cursor: string | undefined): Promise<{ tools: Tool[]; nextCursor?: string }> {
+/** JSON-RPC error code of a call refused by the caller's rate limit (the implementation-defined server error range). */
+const RATE_LIMITED_CODE = -32029
+
+async function listTools(c: Context<AppEnv>, cursor: string | undefined, admission: Admission): Promise<{ tools: Tool[]; nextCursor?: string }> {
   const page = cursor === undefined ? 0 : Number(cursor)
   if (!Number.isInteger(page) || page < 0 || page > 1e6) throw new McpError(ErrorCode.InvalidParams, 'cursor is not a cursor this server returned')
+  try {
+    await admission.admit()
+  } catch (err) {
+    if (isApiError(err)) throw new McpError(RATE_LIMITED_CODE, err.message)
+    throw err
+  }
   const p = c.get('principal')
   const agents = await searchCatalog(c.env.DB, { viewer: { accountId: p.accountId, teamIds: p.teamIds }, query: '', filter: 'all', limit: AGENTS_PER_PAGE, page })
   const tools = agents.map((a) => {
@@ -129,14 +140,14 @@ async function listTools(c: Context<AppEnv>, cursor: string | undefined): Promis
   }
 }
 
-async function callTool(c: Context<AppEnv>, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+async function callTool(c: Context<AppEnv>, name: string, args: Record<string, unknown>, admission: Admission): Promise<CallToolResult> {
   const direct = actionByTool.get(name)
   const alias = direct ? null : AGENT_ALIAS.exec(name)
   const action = direct ?? (alias ? getAction('invoke_agent') : undefined)
   if (!action) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 200)}"; tools/list names every tool`)
   try {
     const base = callerOf(c)
-    const caller = { ...base, waitSeconds: Math.min(base.waitSeconds, MCP_WAIT_SECONDS) }
+    const caller = { ...base, admission, waitSeconds: Math.min(base.waitSeconds, MCP_WAIT_SECONDS) }
     const body = alias ? agentAliasBody(alias[1], args) : args
     return toolResult(await callAction(runtimeOf(c), caller, action, body))
   } catch (err) {
@@ -159,8 +170,13 @@ export function checkOrigin(c: Context<AppEnv>): void {
  */
 export async function handleMcp(c: Context<AppEnv>): Promise<Response> {
   const server = new Server({ name: 'agent-action-api', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } })
-  server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(c, req.params?.cursor))
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(c, req.params.name, req.params.arguments ?? {}))
+  // One HTTP request may carry a JSON-RPC batch of up to 100 messages: each tool call or listing is a
+  // request against the caller's limits, or a batch would run 100 actions for one counted request.
+  // The first is the HTTP request's own count; each later one is counted on its own.
+  let counted = 0
+  const admissionOf = (): Admission => (counted++ === 0 ? c.get('admission') : anotherRequest(c))
+  server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(c, req.params?.cursor, admissionOf()))
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(c, req.params.name, req.params.arguments ?? {}, admissionOf()))
   // The body is read as every route reads one (MAX_BODY_BYTES, MAX_JSON_DEPTH); the transport's own
   // reader has neither. Its failures are JSON-RPC parse errors, as the transport answers them.
   let parsedBody: unknown

@@ -74,3 +74,19 @@ export function parseJson(text: string): unknown {
 export function shortPointer(path: ReadonlyArray<string | number>): string {
   return pointer(path.slice(0, 8)) + (path.length > 8 ? '/…' : '')
 }
+
+/**
+ * Why JSON text did not parse, without quoting it. V8's SyntaxError for an unexpected token quotes
+ * the text around it (`Unexpected token 'h', ..."assword": hunter2sec"... is not valid JSON`), and
+ * the text is a caller's body or field, which may hold a password or key: the answer names the
+ * kind of error and its position, never the text.
+ * @example jsonSyntaxMessage(new SyntaxError(`Unexpected token 'h', "{"a": hi}" is not valid JSON`)) // 'Unexpected token'
+ */
+export function jsonSyntaxMessage(err: unknown): string {
+  if (err instanceof JsonTooDeepError) return err.message
+  const message = err instanceof Error ? err.message : ''
+  // The quoting forms end '"<text>" is not valid JSON'; the others name a position and grammar
+  // characters in single quotes ("Expected ',' or '}' after property value in JSON at position 63").
+  if (message.includes('"') || / is not valid JSON$/.test(message)) return message.startsWith('Unexpected token') ? 'Unexpected token' : 'Not valid JSON'
+  return message.slice(0, 200) || 'Not valid JSON'
+}

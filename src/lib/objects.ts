@@ -5,3 +5,18 @@
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
+
+/**
+ * `table[key]` when `key` is one of the table's own keys, else undefined. A plain object inherits
+ * "constructor", "__proto__", "toString" and the rest of Object.prototype, so a lookup by outside
+ * text (a field name, a path segment, a page's lang or entity) would otherwise find a function.
+ * @example ownValue({ en: 1 }, 'constructor') // undefined
+ */
+export function ownValue<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined
+}
+
+/** Is `key` one of the object's own keys? `key in object` is also true for every name Object.prototype holds. */
+export function hasOwnKey(object: object, key: string): boolean {
+  return Object.hasOwn(object, key)
+}

@@ -1,4 +1,5 @@
 /** Text helpers shared by extraction, cannibalization and gap analysis. */
+import { ownValue } from './objects'
 
 const STOPWORDS = new Set(
   (
@@ -25,7 +26,8 @@ export function decodeEntities(text: string): string {
       const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10)
       return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '\ufffd'
     }
-    return ENTITIES[body.toLowerCase()] ?? m
+    // A page's text names the entity: "&constructor;" is no entity, not Object's source text.
+    return ownValue(ENTITIES, body.toLowerCase()) ?? m
   })
 }
 

@@ -1,4 +1,5 @@
 import { decodeEntities } from '../lib/text'
+import { hasOwnKey, setOwn } from '../lib/objects'
 import { tokenizeHtml, type TagElement } from '../providers/web/html-tokenizer'
 import { parseJson } from '../lib/json-depth'
 
@@ -79,7 +80,8 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
       } else if (tag === 'meta') {
         const name = (attr(el, 'name') ?? attr(el, 'property') ?? attr(el, 'itemprop') ?? attr(el, 'http-equiv'))?.toLowerCase()
         const content = attr(el, 'content')
-        if (name && content !== null && !(name in facts.meta)) facts.meta[name] = clean(content)
+        // Own keys: a page's <meta name="constructor"> is a meta tag like any other, and "__proto__" stays a key.
+        if (name && content !== null && !hasOwnKey(facts.meta, name)) setOwn(facts.meta, name, clean(content))
       } else if (tag === 'script') {
         const src = attr(el, 'src')
         if (src) {

@@ -438,6 +438,22 @@ export function runDeadline(config: Config, queued: boolean): { signal: AbortSig
   return queued ? deadlineSignal(config.queuedRunTimeoutSeconds, 'QUEUED_RUN_TIMEOUT_SECONDS') : deadlineSignal(config.inlineRunTimeoutSeconds, 'INLINE_RUN_TIMEOUT_SECONDS')
 }
 
+/** What a step id may hold to name a child run as it is (the agents' STEP_ID: letters, digits, underscores). */
+const STEP_ID_TEXT = /^[A-Za-z0-9_]{1,64}$/
+
+/**
+ * The run id of a workflow step: the run's id and the step's id as saved, one record per step. Step
+ * ids are unique in a workflow; dropping their underscores or cutting them made "a_b" and "ab" (or two
+ * ids alike in their first 24 letters) one run id, so an inline invocation failed on the duplicate
+ * key (a 500) and a persisted one wrote the second step over the first step's record.
+ * @example childRunId('run_4fK2', 'find_people') // 'run_4fK2_find_people'
+ */
+export function childRunId(runId: string, stepName: string): string {
+  // Saved workflows only hold such ids (checked when an agent is saved); anything else is no step to record.
+  if (!STEP_ID_TEXT.test(stepName)) throw new ApiError('VALIDATION_FAILED', `Workflow step id ${JSON.stringify(stepName.slice(0, 64))} is not a step id`)
+  return `${runId}_${stepName}`
+}
+
 /** Builds the context an action runs with. A workflow's steps share their run's `secrets` and `signal`. */
 export function createContext(
   rt: Runtime,
@@ -473,7 +489,8 @@ export function createContext(
       else if (statements.length > 0) await db.batch(statements)
     },
     cache: rt.env.CACHE,
-    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal }),
+    // The credentials its requests carry (server and account keys) join the run's secrets: an upstream may echo them.
+    fetch: createGuardedFetch({ userAgent: userAgent(rt.config), allowPrivate: rt.config.allowPrivateFetch, dns: rt.config.outboundDns, log, signal, secrets }),
     log,
     secrets,
     signal,
@@ -504,7 +521,7 @@ export function createContext(
           if (api) throw new ApiError(api.code, `Workflow step "${stepName}" (${actionName}): ${api.message}`, api.details)
           throw err
         }
-        const childId = `${runId}_${stepName.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`
+        const childId = childRunId(runId, stepName)
         // A step of another account's agent is listed with its action, state and error, not its input or
         // output: those hold the workflow's literals and inner results, which running an agent does not share.
         const hidden = agent.foreign

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { pointer } from '../http/errors'
 import { MAX_JSON_DEPTH, shortPointer, tooDeep } from '../lib/json-depth'
 import { jsonSize, jsonStringBodyBytes } from '../lib/json-size'
-import { setOwn } from '../lib/objects'
+import { ownValue, setOwn } from '../lib/objects'
 
 /** `{{ path }}` anywhere in a string; paths are dot-separated names and numeric indexes. */
 const REFERENCE = /\{\{([^{}]{0,512})\}\}/g
@@ -213,7 +213,8 @@ export function coerceToSchema(original: Record<string, unknown>, resolved: Reco
   if (!shape) return resolved
   const out = { ...resolved }
   for (const [key, value] of Object.entries(out)) {
-    const field = shape[key]
+    // The body's own keys name fields: one named "constructor" or "__proto__" is no field of the schema.
+    const field = ownValue(shape, key)
     const before = original[key]
     if (!field || value === null || value === undefined || typeof before !== 'string' || !before.includes('{{')) continue
     const type = baseType(field)

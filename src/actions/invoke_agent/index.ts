@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { checkAgentAccess, loadAgent, parseAgentInput, runWorkflow, validateAgentParams } from '../../agents/invoke'
 import type { Parameters, Workflow } from '../../agents/schema'
 import { secretParameterNames } from '../../agents/secret-params'
+import { ownValue } from '../../lib/objects'
 import { outputVariable } from '../common/fields'
 import { defineAction } from '../define'
 import type { ActionContext } from '../../runtime/context'
@@ -67,7 +68,7 @@ export const invokeAgentAction = defineAction({
   async secretValues(input, ctx) {
     const { agent, raw, params } = await agentAndParams(input, ctx)
     const names = secretParameterNames(JSON.parse(agent.parameters) as Parameters, JSON.parse(agent.workflow) as Workflow, ctx.actions)
-    return [...names].flatMap((name) => [raw[name], params[name]])
+    return [...names].flatMap((name) => [ownValue(raw, name), ownValue(params, name)])
   },
   async run(input, ctx) {
     const { agent, params } = await agentAndParams(input, ctx)

@@ -1,6 +1,7 @@
 import { clearableTimeout } from '../../lib/timers'
 import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
+import { credentialValues } from './credentials'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 import { retryAfterSeconds } from './retry-after'
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson, shortPointer } from '../../lib/json-depth'
@@ -39,6 +40,11 @@ export interface GuardedFetchOptions {
   sleep?: (ms: number) => Promise<void>
   /** Ends every call when it aborts (the run's deadline), besides a call's own signal; the call rejects with its reason. */
   signal?: AbortSignal
+  /**
+   * Learns the credentials each request carries (see credentials.ts) before it is sent: a run's
+   * secrets, so an upstream that echoes its key or token has it scrubbed from every record.
+   */
+  secrets?: { add(value: unknown): void }
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
@@ -118,6 +124,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
     const canRetry = idempotent ?? (method === 'GET' || method === 'HEAD')
     const headers = new Headers(rest.headers)
     if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent)
+    if (options.secrets) for (const value of credentialValues(headers)) options.secrets.add(value)
 
     let attempt = 0
     let hops = 0

@@ -1,3 +1,5 @@
+import { ownValue } from '../../lib/objects'
+
 /**
  * Non-descriptive link texts per language (Lighthouse's `link-text` lists, core/audits/seo/link-text.js,
  * Apache-2.0), extended with French, Italian and Dutch entries of the same kind.
@@ -56,6 +58,7 @@ export function isNonDescriptive(text: string, lang: string | null): boolean {
   if (!trimmed) return false
   if (isFullUrl(trimmed)) return true
   const term = trimmed.toLowerCase()
-  if (lang) return NON_DESCRIPTIVE[lang.split('-')[0].toLowerCase()]?.has(term) ?? false
+  // The page's lang attribute picks the list: lang="constructor" is a language without one, not a TypeError.
+  if (lang) return ownValue(NON_DESCRIPTIVE, lang.split('-')[0].toLowerCase())?.has(term) ?? false
   return Object.values(NON_DESCRIPTIVE).some((set) => set.has(term))
 }
