@@ -1,6 +1,8 @@
 import { createMessageBatch, createExecutionContext, env, getQueueResult } from 'cloudflare:test'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { getAction } from '../src/actions/registry'
+import { UpstreamError } from '../src/providers/errors'
 import { queueHandler } from '../src/runtime/consumer'
 import { action, mockFetch, newCaller, request, type Json } from './helpers'
 import { deliverFailingRun } from './queue-delivery'
@@ -150,6 +152,32 @@ describe('queued runs that fail the same way every time', () => {
       expect(state!.state).toBe('queued')
     })
   }
+})
+
+describe('queued runs an upstream refuses', () => {
+  // An upstream's 4xx (a bad request, a rejected key, not found) answers the same request the same way
+  // every time; a 5xx, a timeout (408), too early (425) or rate limited (429) may pass.
+  const transientStatus = (status: number) => status >= 500 || status === 408 || status === 425 || status === 429
+  let n = 0
+  it('ends the run at its first delivery on a 4xx that repeats, and retries the statuses that can pass', async () => {
+    const { accountId, token } = await newCaller('upstream-status')
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 400, max: 599 }), async (status) => {
+        const runId = `run_upstream_${String(n++).padStart(12, '0')}`
+        const { result, deliveries } = await deliverFailingRun(() => new UpstreamError('Peer', 'status', `Peer answered ${status}`, status), accountId, runId)
+        expect(deliveries).toBe(1)
+        if (transientStatus(status)) {
+          expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: 'm1' })])
+          return
+        }
+        expect(result.retryMessages).toEqual([])
+        expect(result.explicitAcks).toEqual(['m1'])
+        const run = (await request('GET', `/v1/runs/${runId}`, { token })).body.response as Json
+        expect(run).toMatchObject({ state: 'failed', attempts: 1, error: { code: 'UPSTREAM_FAILED', status: 502 } })
+      }),
+      { numRuns: 40, examples: [[401], [404], [408], [429], [503]] },
+    )
+  })
 })
 
 describe('idempotency and progress of queued runs', () => {

@@ -92,9 +92,20 @@ function isDeterministic(err: Error): boolean {
   return DETERMINISTIC.some((kind) => err instanceof kind)
 }
 
+/**
+ * HTTP statuses of an upstream's refusal that can change on their own: a timeout, too early, rate
+ * limited, or the upstream failing (5xx). Any other 4xx (bad request, a rejected key, not found)
+ * answers the same request the same way on every delivery.
+ */
+const upstreamStatusTransient = (status: number | undefined) => status === undefined || status === 408 || status === 425 || status === 429 || status >= 500
+
 /** Transient failures are worth retrying in the queue consumer. */
 export function isTransient(err: unknown): boolean {
-  if (err instanceof Error && err.name === 'UpstreamError') return (err as UpstreamError).kind !== 'too_large' && (err as UpstreamError).kind !== 'invalid'
+  if (err instanceof Error && err.name === 'UpstreamError') {
+    const e = err as UpstreamError
+    if (e.kind === 'status') return upstreamStatusTransient(e.status)
+    return e.kind !== 'too_large' && e.kind !== 'invalid' && e.kind !== 'redirects'
+  }
   const api = toApiError(err)
   if (api) return api.status === 429 || api.status === 502 || api.status === 504
   return !(err instanceof Error && isDeterministic(err))
