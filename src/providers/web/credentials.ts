@@ -14,6 +14,18 @@ const MIN_CREDENTIAL_CHARS = 8
 /** Headers that hold a credential by name (`x-api-key`, `apikey`, `x-cb-user-key`, `x-auth-token` ...). */
 const CREDENTIAL_HEADER = /api-?key|token|secret|passw(or)?d|credential|(^|-)(user-)?key$|(^|-)auth(-|$)/i
 
+/**
+ * Removes every header that carries a credential (Authorization, Proxy-Authorization, Cookie and
+ * those named like a key or token): what a redirect to another origin must not take along, as the
+ * Fetch standard drops Authorization there. The host a key was meant for chose where to send us,
+ * not where the key goes.
+ */
+export function dropCredentials(headers: Headers): void {
+  for (const name of [...headers.keys()]) {
+    if (name === 'authorization' || name === 'proxy-authorization' || name === 'cookie' || CREDENTIAL_HEADER.test(name)) headers.delete(name)
+  }
+}
+
 /** Text of a Basic credential: "user:password" from its base64, or null when it is not that. */
 function basicText(encoded: string): string | null {
   try {

@@ -1,7 +1,7 @@
 import { clearableTimeout } from '../../lib/timers'
 import { errorFields, type Logger } from '../../runtime/log'
 import { UpstreamError, safeUrlText } from '../errors'
-import { credentialValues } from './credentials'
+import { credentialValues, dropCredentials } from './credentials'
 import { assertPublicDestination, describeFetchError, type DnsCheck } from './dns'
 import { retryAfterSeconds } from './retry-after'
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson, shortPointer } from '../../lib/json-depth'
@@ -164,7 +164,9 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         } catch {
           throw new UpstreamError(service, 'invalid', `${service} redirected to an invalid URL (${JSON.stringify(location.slice(0, 100))})`)
         }
+        const from = url.origin
         url = await assertPublicDestination(next, check)
+        if (url.origin !== from) dropCredentials(headers)
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentMethod === 'POST')) {
           currentMethod = 'GET'
           body = undefined
