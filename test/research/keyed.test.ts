@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { readConfig } from '../../src/config'
 import type { Env } from '../../src/env'
 import { buildReport } from '../../src/research/report'
@@ -109,5 +109,15 @@ describe('keyed and composed research sections', () => {
     expect(names).toEqual(['company_overview_summary', 'competitors', 'product_summary'])
     const competitorCall = llm.calls.find((c) => c.schemaName === 'competitors')!
     expect(competitorCall.prompt).toContain('Acme Picker')
+  })
+
+  it('reports a model answer of the wrong shape as the competitors section’s upstream error, not as an unexpected failure', async () => {
+    const { accountId } = await newCaller('Model shape')
+    const llm = createFakeLlm({ keys: { openai: 'sk-test-openai' }, respond: (call) => (call.schemaName === 'competitors' ? { object: { competitors: [null], caveat: 'none' } } : undefined) })
+    mockFetch((req) => llm.handle(req), openUpstreams())
+    const errors = vi.spyOn(console, 'error')
+    const report = await buildReport(contextWith({ OPENAI_API_KEY: 'sk-test-openai' }, accountId), DOMAIN, ['competitors'], false)
+    expect(report.sections.competitors).toMatchObject({ status: 'error', note: 'OpenAI answered with output that does not match the requested JSON schema' })
+    expect(errors.mock.calls.flat().join('\n')).not.toContain('research section failed')
   })
 })
