@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { SECRET_SETTINGS } from '../src/env'
+import envSource from '../src/env.ts?raw'
 import { action, json, mockFetch, newCaller, request, withSettings } from './helpers'
 import { markSecret } from './secret-scan'
 
@@ -49,5 +51,13 @@ describe('a peer that echoes the credential it was sent', () => {
     const res = await withSettings({ OPENAI_API_KEY: key }, () => action('meeting_prep_v3_generate_meeting_sections', MEETING, token))
     expect(res.status).toBe(502)
     await expectScrubbed(res, token, key)
+  })
+})
+
+describe('the secret settings a run scrubs', () => {
+  it('are exactly the settings src/env.ts documents as secrets', () => {
+    const documented = [...envSource.matchAll(/\/\*\*\s*Secret\.[^]*?\*\/\s*([A-Z0-9_]+)\?:/g)].map((m) => m[1])
+    expect(documented.length).toBeGreaterThan(5)
+    expect([...SECRET_SETTINGS].sort()).toEqual(documented.sort())
   })
 })
