@@ -10,6 +10,8 @@ import { mockFetch, request, newCaller } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
 import { DOMAIN, keyedUpstreams, openUpstreams, PNG } from './fakes'
 import { getAction } from '../../src/actions/registry'
+import { takeScreenshot } from '../../src/providers/screenshot/client'
+import type { ActionContext } from '../../src/runtime/context'
 
 const KEYS: Partial<Env> = {
   DATAFORSEO_LOGIN: 'login@acme.test',
@@ -119,5 +121,21 @@ describe('keyed and composed research sections', () => {
     const report = await buildReport(contextWith({ OPENAI_API_KEY: 'sk-test-openai' }, accountId), DOMAIN, ['competitors'], false)
     expect(report.sections.competitors).toMatchObject({ status: 'error', note: 'OpenAI answered with output that does not match the requested JSON schema' })
     expect(errors.mock.calls.flat().join('\n')).not.toContain('research section failed')
+  })
+
+  it.each([
+    ['text/html; charset=utf-8', 'text/html'],
+    [null, 'no content type'],
+  ])('reports a screenshot success that is no image (%s) as a wrong answer, not as "answered 200: <body>"', async (type, shown) => {
+    const headers: Record<string, string> = type ? { 'content-type': type } : {}
+    const ctx = {
+      env: { CF_ACCOUNT_ID: 'cf-acct', CF_BROWSER_RENDERING_TOKEN: 'cf-token' },
+      fetch: async () => new Response(type ? '<html>sign in</html>' : null, { headers }),
+    } as unknown as ActionContext
+    await expect(takeScreenshot(ctx, `https://${DOMAIN}/`)).rejects.toMatchObject({
+      name: 'UpstreamError',
+      kind: 'invalid',
+      message: `Cloudflare Browser Rendering answered with ${shown}, not an image`,
+    })
   })
 })
