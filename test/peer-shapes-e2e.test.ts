@@ -17,9 +17,10 @@
  * Property: the answer is a 200 success envelope whose result has the action's documented shape, or
  * a 4xx/502/503/504 error envelope whose message names the service or the field; never a 500, never
  * an error logged as unexpected, never a JavaScript error's text (a TypeError caught and shown as a
- * note), never a secret of the request, the account or the deployment; the run record agrees with
- * the answer, and a stored variable can be read back. meeting_prep_generate_subject_line calls no
- * peer (it parses its input), so it has no property here.
+ * note), never a peer's success reported as a failed status ("answered 200: ..."), never a secret
+ * of the request, the account or the deployment; the run record agrees with the answer, and a
+ * stored variable can be read back. meeting_prep_generate_subject_line calls no peer (it parses its
+ * input), so it has no property here.
  */
 import { env } from 'cloudflare:test'
 import fc from 'fast-check'
@@ -531,6 +532,8 @@ async function problemsOf(s: Scenario, actionName: string, who: { token: string;
   const engine = engineText(text)
   if (engine) problems.push(`${status}: JavaScript error text in the answer: ...${text.slice(Math.max(0, engine.index - 100), engine.index + 60)}...`)
   for (const secret of secrets) if (text.includes(secret)) problems.push(`${status}: a secret in the answer (${secret.slice(0, 6)}...)`)
+  const success = /answered 2\d\d\b/.exec(text)
+  if (success) problems.push(`${status}: a peer's success reported as a failed status: ...${text.slice(Math.max(0, success.index - 60), success.index + 60)}...`)
 
   const runId = res.headers.get('x-run-id')
   if (runId) {
@@ -1112,9 +1115,10 @@ const set = (path: Path, value: Json): Mutation => ({ path, op: 'set', value })
 /**
  * Counterexamples the property found, each failing on the code before its fix, kept as examples so
  * they are checked on every run: a model's answer of the wrong shape ended the competitors section
- * as an unexpected failure (logged, "failed unexpectedly"); a peer echoing the credential it was
- * sent put the connected HubSpot token, an account's or the server's key into the answer and the
- * run record.
+ * as an unexpected failure (logged, "failed unexpectedly"); a model's or the screenshot service's
+ * success it could not read was reported as "answered 200: <the body>"; a peer echoing the
+ * credential it was sent put the connected HubSpot token, an account's or the server's key into the
+ * answer and the run record.
  */
 const FOUND: [action: string, body: number, change: Change][] = [
   ['company_research_v2_run_full_research', 0, { kind: 'object', schemaName: 'competitors', ms: [set(['competitors', 0], null)] }],
@@ -1123,6 +1127,12 @@ const FOUND: [action: string, body: number, change: Change][] = [
   ['crm.v2.update_object', 0, { kind: 'json', key: 'PATCH api.hubapi.com/crm/v3/objects/contacts/1000', ms: [set(['properties', 'firstname'], HUBSPOT_TOKEN)] }],
   ['meeting_prep_v3_generate_meeting_sections', 0, { kind: 'refusal', key: 'POST api.openai.com/v1/responses', status: 401, message: `The key ${OPENAI_KEY} was rejected` }],
   ['aeo_seo_research_generate_research_action', 0, { kind: 'refusal', key: 'POST api.anthropic.com/v1/messages', status: 409, message: OPENAI_KEY }],
+  [
+    'company_research_v2_run_full_research',
+    0,
+    { kind: 'text', key: 'POST api.cloudflare.com/client/v4/accounts/cf-acct/browser-rendering/screenshot', ms: [{ op: 'content-type', value: 'text/plain' }] },
+  ],
+  ['meeting_prep_v3_generate_meeting_sections', 0, { kind: 'json', key: 'POST api.openai.com/v1/responses', ms: [{ path: ['output'], op: 'to-string' }] }],
   ['company_research_v2_run_full_research', 0, { kind: 'json', key: 'GET api.gdeltproject.org/api/v2/doc/doc', ms: [set(['articles', 0, 'title'], 'The key cb-key was rejected')] }],
 ]
 
