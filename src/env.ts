@@ -128,3 +128,24 @@ export interface Env {
   /** Perplexity model asked by the SEO/AEO research; default "sonar". */
   PERPLEXITY_MODEL?: string
 }
+
+/**
+ * The settings documented as secrets above. A run registers their values as its own secrets, so a
+ * peer that echoes a key it was sent (in an error message, in data) has it scrubbed from the answer,
+ * the run record, the stored variable and the logs, like a password of the request.
+ */
+export const SECRET_SETTINGS = [
+  'ADMIN_TOKEN',
+  'ENCRYPTION_KEY',
+  'WEBHOOK_SIGNING_SECRET',
+  'SEARCH_EMBEDDING_API_KEY',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_COMPATIBLE_API_KEY',
+  'YOUTUBE_PROXY_TOKEN',
+  'DATAFORSEO_PASSWORD',
+  'TRUSTPILOT_API_KEY',
+  'CRUNCHBASE_API_KEY',
+  'CF_BROWSER_RENDERING_TOKEN',
+  'PERPLEXITY_API_KEY',
+] as const satisfies readonly (keyof Env)[]

@@ -34,7 +34,7 @@ export function builtinEnabled(env: Env): boolean {
  * The CRM an account's actions use: its connected HubSpot portal, else the built-in CRM (unless
  * turned off, then "CRM not connected"). In an agent's step, only when the agent may use the CRM.
  */
-export async function openCrm(ctx: Pick<ActionContext, 'db' | 'env' | 'fetch' | 'account' | 'agent'>): Promise<CrmService> {
+export async function openCrm(ctx: Pick<ActionContext, 'db' | 'env' | 'fetch' | 'account' | 'agent' | 'secrets'>): Promise<CrmService> {
   useIntegration(ctx, 'crm')
   const deps = { db: ctx.db, env: ctx.env, fetch: ctx.fetch, accountId: ctx.account.id }
   const connection = await getAccountSecret(deps.db, deps.env.ENCRYPTION_KEY, deps.accountId, CRM_SECRET_KIND).catch((err: unknown) => {
@@ -42,6 +42,8 @@ export async function openCrm(ctx: Pick<ActionContext, 'db' | 'env' | 'fetch' | 
     // Sealed under another key (ENCRYPTION_KEY was rotated) or damaged: the account must connect again.
     throw new ProviderError('not_connected', 'CRM not connected: the stored HubSpot token can no longer be opened; reconnect HubSpot at PUT /v1/integrations/crm')
   })
+  // HubSpot may echo the token it was sent; the run scrubs it from what it answers and keeps.
+  if (connection) ctx.secrets.add(connection.secret)
   if (connection?.info.provider === 'hubspot') return new HubSpotCrm(new HubSpotClient(deps.fetch, hubspotBase(deps.env), connection.secret))
   if (!builtinEnabled(deps.env)) {
     throw new ProviderError('not_connected', 'CRM not connected: connect HubSpot at PUT /v1/integrations/crm (the built-in CRM is turned off on this server)')

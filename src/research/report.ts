@@ -106,7 +106,8 @@ async function runSection(inputs: ResearchInputs, name: SectionName, forceRefres
     cached: false,
   }
   if (jsonSize(result, SECTION_MAX_BYTES) > SECTION_MAX_BYTES) return { result: leftOut(name, result), hit: false }
-  if (outcome.cacheable && outcome.status !== 'error') await writeSection(ctx.cache, ctx.account.id, domain, name, result, PROVIDERS[name].ttlSeconds)
+  // The cache outlives the run: kept scrubbed, like the run's own records.
+  if (outcome.cacheable && outcome.status !== 'error') await writeSection(ctx.cache, ctx.account.id, domain, name, ctx.secrets.scrub(result), PROVIDERS[name].ttlSeconds)
   return { result, hit: false }
 }
 

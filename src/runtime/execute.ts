@@ -19,7 +19,7 @@ import {
   type RunEnd,
   type RunRow,
 } from '../db/runs'
-import type { Env } from '../env'
+import { SECRET_SETTINGS, type Env } from '../env'
 import { successJson } from '../http/envelope'
 import { ApiError, shownMessage, type ErrorCode } from '../http/errors'
 import { toApiError } from '../http/map-error'
@@ -454,6 +454,21 @@ export function childRunId(runId: string, stepName: string): string {
   return `${runId}_${stepName}`
 }
 
+/**
+ * A run's secrets to start with: the values of the deployment's secret settings, so none of them
+ * appears in an answer or record whichever peer or page quotes it (the guarded client adds each
+ * credential a request carries as it is sent).
+ */
+function deploymentSecrets(env: Env): SecretSet {
+  const secrets = new SecretSet()
+  // As set and as sent: the clients trim what they send.
+  for (const name of SECRET_SETTINGS) {
+    secrets.add(env[name])
+    secrets.add(env[name]?.trim())
+  }
+  return secrets
+}
+
 /** Builds the context an action runs with. A workflow's steps share their run's `secrets` and `signal`. */
 export function createContext(
   rt: Runtime,
@@ -468,7 +483,7 @@ export function createContext(
   admission?: Admission,
 ): ActionContext {
   const db = rt.env.DB
-  const secrets = caller.secrets ?? new SecretSet()
+  const secrets = caller.secrets ?? deploymentSecrets(rt.env)
   const log = scrubbingLogger(rt.log.child({ run_id: runId }), secrets)
   const signal = caller.signal
   const held = persisted ? null : { list: caller.held ?? [], root: caller.held === undefined }

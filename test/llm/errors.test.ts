@@ -1,6 +1,8 @@
+import { APICallError } from 'ai'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { vendorMessage } from '../../src/providers/llm/errors'
+import { isTransient } from '../../src/http/map-error'
+import { toModelError, vendorMessage } from '../../src/providers/llm/errors'
 
 /**
  * A model API's error body as the AI SDK hands it over: typed as text, but not always text (an
@@ -31,5 +33,17 @@ describe('the vendor message of an error body', () => {
     expect(vendorMessage('{"error":"overloaded"}')).toBe('overloaded')
     expect(vendorMessage('{"message":"slow down"}')).toBe('slow down')
     expect(vendorMessage({ error: { message: 'an object' } })).toBeUndefined()
+  })
+})
+
+describe('a model answer of success status the SDK cannot read', () => {
+  it.each([
+    ['Invalid JSON response', '{"id":"resp_1","object":"response","output":"not a list"}'],
+    ['Invalid JSON response', ''],
+    ['Type validation failed: Value: {"id":"resp_1","output":"not a list"}.', '{"id":"resp_1","output":"not a list"}'],
+  ])('is an invalid answer naming the vendor, not "answered 200" with the raw body, and is not retried (%s %s)', (message, responseBody) => {
+    const err = toModelError(new APICallError({ message, url: 'https://api.openai.com/v1/responses', requestBodyValues: {}, statusCode: 200, responseBody }), 'OpenAI', 'OPENAI_API_KEY')
+    expect(err).toMatchObject({ name: 'UpstreamError', kind: 'invalid', message: 'OpenAI answered with a response of an unexpected shape (HTTP 200)' })
+    expect(isTransient(err)).toBe(false)
   })
 })

@@ -226,7 +226,8 @@ export function createFakeLlm(options: FakeLlmOptions = {}): FakeLlm {
     const reply = options.respond?.(call)
     if (reply && 'status' in reply) return jsonResponse(reply.body ?? {}, reply.status, reply.headers)
     const object = reply && 'object' in reply ? reply.object : schema ? sampleFromSchema(schema) : { text: 'Sample answer' }
-    const text = JSON.stringify(object)
+    // A reply of no object at all is a model that answered with no text.
+    const text = object === undefined ? '' : JSON.stringify(object)
     const reported = options.usage?.(call)
     const inputTokens = reported?.input ?? tokens(system + prompt)
     const outputTokens = reported?.output ?? tokens(text)

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { readConfig } from '../../src/config'
 import type { Env } from '../../src/env'
 import { buildReport } from '../../src/research/report'
@@ -10,6 +10,8 @@ import { mockFetch, request, newCaller } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
 import { DOMAIN, keyedUpstreams, openUpstreams, PNG } from './fakes'
 import { getAction } from '../../src/actions/registry'
+import { takeScreenshot } from '../../src/providers/screenshot/client'
+import type { ActionContext } from '../../src/runtime/context'
 
 const KEYS: Partial<Env> = {
   DATAFORSEO_LOGIN: 'login@acme.test',
@@ -109,5 +111,31 @@ describe('keyed and composed research sections', () => {
     expect(names).toEqual(['company_overview_summary', 'competitors', 'product_summary'])
     const competitorCall = llm.calls.find((c) => c.schemaName === 'competitors')!
     expect(competitorCall.prompt).toContain('Acme Picker')
+  })
+
+  it('reports a model answer of the wrong shape as the competitors section’s upstream error, not as an unexpected failure', async () => {
+    const { accountId } = await newCaller('Model shape')
+    const llm = createFakeLlm({ keys: { openai: 'sk-test-openai' }, respond: (call) => (call.schemaName === 'competitors' ? { object: { competitors: [null], caveat: 'none' } } : undefined) })
+    mockFetch((req) => llm.handle(req), openUpstreams())
+    const errors = vi.spyOn(console, 'error')
+    const report = await buildReport(contextWith({ OPENAI_API_KEY: 'sk-test-openai' }, accountId), DOMAIN, ['competitors'], false)
+    expect(report.sections.competitors).toMatchObject({ status: 'error', note: 'OpenAI answered with output that does not match the requested JSON schema' })
+    expect(errors.mock.calls.flat().join('\n')).not.toContain('research section failed')
+  })
+
+  it.each([
+    ['text/html; charset=utf-8', 'text/html'],
+    [null, 'no content type'],
+  ])('reports a screenshot success that is no image (%s) as a wrong answer, not as "answered 200: <body>"', async (type, shown) => {
+    const headers: Record<string, string> = type ? { 'content-type': type } : {}
+    const ctx = {
+      env: { CF_ACCOUNT_ID: 'cf-acct', CF_BROWSER_RENDERING_TOKEN: 'cf-token' },
+      fetch: async () => new Response(type ? '<html>sign in</html>' : null, { headers }),
+    } as unknown as ActionContext
+    await expect(takeScreenshot(ctx, `https://${DOMAIN}/`)).rejects.toMatchObject({
+      name: 'UpstreamError',
+      kind: 'invalid',
+      message: `Cloudflare Browser Rendering answered with ${shown}, not an image`,
+    })
   })
 })

@@ -33,7 +33,8 @@ function findUpstream(err: unknown): UpstreamError | null {
 /**
  * Turns what the AI SDK throws into the service's typed errors: timeouts and network failures keep
  * the guarded client's UpstreamError; vendor statuses become rate_limited (429) or status (502) with
- * the vendor's message; an answer that does not fit the schema is `invalid` (502).
+ * the vendor's message; an answer that does not fit the schema, or a success it could not read, is
+ * `invalid` (502, not retried).
  */
 export function toModelError(err: unknown, service: string, keyNote: string): Error {
   const upstream = findUpstream(err)
@@ -43,6 +44,9 @@ export function toModelError(err: unknown, service: string, keyNote: string): Er
     const detail = vendorMessage(err.responseBody) ?? err.message
     if (status === 429) return new UpstreamError(service, 'rate_limited', `${service} rate limit reached: ${detail}`, 429, retryAfterSeconds(err.responseHeaders?.['retry-after']))
     if (status === 401 || status === 403) return new UpstreamError(service, 'status', `${service} rejected the API key (${keyNote}): ${detail}`, status)
+    // A success status the SDK could not read is the vendor's answer of a wrong shape: the same on
+    // every try, and its body (the SDK's message quotes it) is no message for a caller.
+    if (status !== undefined && status >= 200 && status < 300) return new UpstreamError(service, 'invalid', `${service} answered with a response of an unexpected shape (HTTP ${status})`, status)
     if (status !== undefined) return new UpstreamError(service, 'status', `${service} answered ${status}: ${detail}`, status)
     return new UpstreamError(service, 'network', `Could not reach ${service}: ${detail}`)
   }

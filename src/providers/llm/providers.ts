@@ -50,6 +50,8 @@ function accountKey(ctx: ActionContext, provider: AccountProvider): Promise<Acco
       if (!found) return null
       // An agent's step reaches the account's own key only when allowed; the server's keys need no grant.
       useIntegration(ctx, 'model')
+      // A vendor may echo the key it was sent; the run scrubs it from what it answers and keeps.
+      ctx.secrets.add(found.secret)
       const meta = found.info.meta
       return {
         apiKey: found.secret,

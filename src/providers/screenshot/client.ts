@@ -32,9 +32,15 @@ export async function takeScreenshot(ctx: ActionContext, pageUrl: string): Promi
     await res.body?.cancel()
     throw new ProviderError('unauthorized', 'Cloudflare rejected CF_BROWSER_RENDERING_TOKEN (it needs the Browser Rendering - Edit permission)')
   }
-  if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('image/')) {
+  if (!res.ok) {
     const text = await readText(res, SERVICE)
     throw new UpstreamError(SERVICE, 'status', `${SERVICE} answered ${res.status}: ${text.slice(0, 160)}`, res.status)
+  }
+  const type = (res.headers.get('content-type') ?? '').split(';')[0].trim()
+  if (!type.startsWith('image/')) {
+    // A success that is no picture is a wrong answer (the same on every try), not a failed status.
+    await res.body?.cancel()
+    throw new UpstreamError(SERVICE, 'invalid', `${SERVICE} answered with ${type ? type.slice(0, 80) : 'no content type'}, not an image`)
   }
   return new Uint8Array(await res.arrayBuffer())
 }

@@ -48,7 +48,9 @@ export const competitors: SectionProvider = {
       task: `List the main competitors of ${inputs.domain} and how it differs from each. Name only companies the material supports (named in it, or a direct category peer of the products it describes), and cite the sections used.`,
       material,
     })
-    if (!written.object) throw new Error(written.note ?? 'The model wrote nothing')
+    // The model's own typed failure (an answer of the wrong shape is a 502 naming the vendor), not a
+    // plain Error made of its note, which the report could only log and show as an unexpected failure.
+    if (!written.object) throw written.error ?? new Error(written.note ?? 'The model wrote nothing')
     return ok({ ...written.object, written_from: Object.keys(material), model: written.model }, sources, 'Model-written from the cited report sections; verify before relying on it.')
   },
 }

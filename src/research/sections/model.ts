@@ -10,13 +10,14 @@ export const NO_MODEL_NOTE = `No model is configured, so the model-written summa
 
 /**
  * Asks the model for a structured answer written only from the given section data; null with a
- * note when no model is configured or the call failed (the section keeps its sourced data).
+ * note when no model is configured or the call failed (the section keeps its sourced data), and
+ * the failure itself as `error`, for a section that is nothing without the model's part.
  */
 export async function writeWithModel<S extends z.ZodType>(
   inputs: ResearchInputs,
   tier: 'fast' | 'quality',
   request: { schema: S; name: string; task: string; material: unknown },
-): Promise<{ object: z.output<S> | null; note: string | null; model: string | null }> {
+): Promise<{ object: z.output<S> | null; note: string | null; model: string | null; error?: unknown }> {
   if (!(await isModelConfigured(inputs.ctx))) return { object: null, note: NO_MODEL_NOTE, model: null }
   try {
     const model = await getModel(inputs.ctx, tier)
@@ -31,6 +32,6 @@ export async function writeWithModel<S extends z.ZodType>(
     })
     return { object: result.object, note: null, model: `${result.model.provider}:${result.model.model}` }
   } catch (err) {
-    return { object: null, note: `The model-written part failed: ${(err as Error).message.slice(0, 200)}`, model: null }
+    return { object: null, note: `The model-written part failed: ${(err as Error).message.slice(0, 200)}`, model: null, error: err }
   }
 }
