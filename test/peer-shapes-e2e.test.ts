@@ -31,7 +31,8 @@ import { action, json, mockFetch, newCaller, request, withSettings, type FetchHa
 import { FakeHubSpot } from './crm/fake-hubspot'
 import { alice, carol, dave, FakeAtproto } from './social/fake-pds'
 import { VIDEO_ID, yt } from './youtube/fixtures'
-import { DOMAIN, keyedUpstreams, openUpstreams } from './research/fakes'
+import { DOMAIN, KEYS, keyedUpstreams, openUpstreams } from './research/fakes'
+import { sitePages } from './social/card-site'
 import { ORIGIN as TRAILGEAR, trailgear } from './fixtures/sites/trailgear'
 import anthropicAnswer from './fixtures/anthropic-search/messages-web-search.json'
 import dfsIdeas from './fixtures/dataforseo-keywords/keyword_ideas.json'
@@ -710,25 +711,6 @@ const SCENARIOS: Scenario[] = [
   },
 ]
 
-const CARD_PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82])
-
-/** A page with an Open Graph card, and its image, for the link of a post. */
-const cardSite: FetchHandler = (req) => {
-  const url = new URL(req.url)
-  if (url.origin !== 'https://example.com') return null
-  if (url.pathname === '/notes') {
-    return new Response(
-      `<!doctype html><html><head><title>Fallback title</title>
-       <meta property="og:title" content="Release notes &amp; more">
-       <meta property="og:description" content="Everything new in 2.0">
-       <meta property="og:image" content="/card.png"></head><body>hi</body></html>`,
-      { headers: { 'content-type': 'text/html; charset=utf-8' } },
-    )
-  }
-  if (url.pathname === '/card.png') return new Response(CARD_PNG, { headers: { 'content-type': 'image/png' } })
-  return new Response('missing', { status: 404 })
-}
-
 const POST = 'Shipped 2.0 notes: https://example.com/notes. Thanks @bob.bsky.social! #release'
 
 SCENARIOS.push({
@@ -743,7 +725,7 @@ SCENARIOS.push({
     { username: carol.handle, password: carol.password, content: 'self-hosted hello https://example.com/notes' },
     { username: dave.handle, password: dave.password, content: 'did:web hello @bob.bsky.social' },
   ],
-  peers: () => [new FakeAtproto().handle, cardSite],
+  peers: () => [new FakeAtproto().handle, sitePages],
   names: /Bluesky|AT Protocol|PDS|username|password|content|handle|DID|did:/,
 })
 
@@ -808,16 +790,7 @@ SCENARIOS.push({
   names: /OpenAI|Anthropic|model|section/,
 })
 
-const RESEARCH_KEYS = {
-  DATAFORSEO_LOGIN: 'login@acme.test',
-  DATAFORSEO_PASSWORD: 'dfs-pass',
-  TRUSTPILOT_API_KEY: 'tp-key',
-  CRUNCHBASE_API_KEY: 'cb-key',
-  CF_ACCOUNT_ID: 'cf-acct',
-  CF_BROWSER_RENDERING_TOKEN: 'cf-token',
-  CONTACT_EMAIL: 'research@acme.test',
-  OPENAI_API_KEY: OPENAI_KEY,
-}
+const RESEARCH_KEYS = { ...KEYS, OPENAI_API_KEY: OPENAI_KEY }
 
 const researchCaller = async () => {
   const caller = await newCaller('Peer shapes research')

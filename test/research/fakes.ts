@@ -1,4 +1,5 @@
 import { SECTION_NAMES } from '../../src/research/types'
+import type { Env } from '../../src/env'
 import { json } from '../helpers'
 import bskyProfile from '../fixtures/bluesky/profile.json'
 import cbAutocomplete from '../fixtures/crunchbase/autocomplete.json'
@@ -16,6 +17,17 @@ import wdLabels from '../fixtures/wikidata/labels.json'
 import wdSparql from '../fixtures/wikidata/sparql.json'
 
 export const DOMAIN = 'acmerobotics.example'
+
+/** The keyed providers' settings, as the fakes of keyedUpstreams expect them. */
+export const KEYS = {
+  DATAFORSEO_LOGIN: 'login@acme.test',
+  DATAFORSEO_PASSWORD: 'dfs-pass',
+  TRUSTPILOT_API_KEY: 'tp-key',
+  CRUNCHBASE_API_KEY: 'cb-key',
+  CF_ACCOUNT_ID: 'cf-acct',
+  CF_BROWSER_RENDERING_TOKEN: 'cf-token',
+  CONTACT_EMAIL: 'research@acme.test',
+} satisfies Partial<Env>
 
 /** `section_<name>: false` for every report section but the given ones. */
 export const sectionsOffExcept = (...keep: string[]) => Object.fromEntries(SECTION_NAMES.filter((s) => !keep.includes(s)).map((s) => [`section_${s}`, false]))

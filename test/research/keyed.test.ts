@@ -8,20 +8,10 @@ import { createContext } from '../../src/runtime/execute'
 import { createLogger } from '../../src/runtime/log'
 import { mockFetch, request, newCaller } from '../helpers'
 import { createFakeLlm } from '../llm/fake-llm'
-import { DOMAIN, keyedUpstreams, openUpstreams, PNG } from './fakes'
+import { DOMAIN, KEYS, keyedUpstreams, openUpstreams, PNG } from './fakes'
 import { getAction } from '../../src/actions/registry'
 import { takeScreenshot } from '../../src/providers/screenshot/client'
 import type { ActionContext } from '../../src/runtime/context'
-
-const KEYS: Partial<Env> = {
-  DATAFORSEO_LOGIN: 'login@acme.test',
-  DATAFORSEO_PASSWORD: 'dfs-pass',
-  TRUSTPILOT_API_KEY: 'tp-key',
-  CRUNCHBASE_API_KEY: 'cb-key',
-  CF_ACCOUNT_ID: 'cf-acct',
-  CF_BROWSER_RENDERING_TOKEN: 'cf-token',
-  CONTACT_EMAIL: 'research@acme.test',
-}
 
 /** A context as the runtime builds it, with extra settings (the Worker's bindings are fixed per test run). */
 function contextWith(overrides: Partial<Env>, accountId: string) {

@@ -1,26 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { action, mockFetch, newCaller, request, type FetchHandler } from '../helpers'
+import { PNG, sitePages } from './card-site'
 import { alice, BSKY_HOST, carol, dave, ENTRYWAY, erin, facetText, FakeAtproto } from './fake-pds'
-
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82])
-
-/** A web page with an Open Graph card, and its image. */
-const sitePages: FetchHandler = (req) => {
-  const url = new URL(req.url)
-  if (url.origin !== 'https://example.com') return null
-  if (url.pathname === '/notes') {
-    return new Response(
-      `<!doctype html><html><head><title>Fallback title</title>
-       <meta property="og:title" content="Release notes &amp; more">
-       <meta property="og:description" content="Everything new in 2.0">
-       <meta property="og:image" content="/card.png"></head><body>hi</body></html>`,
-      { headers: { 'content-type': 'text/html; charset=utf-8' } },
-    )
-  }
-  if (url.pathname === '/card.png') return new Response(PNG, { headers: { 'content-type': 'image/png' } })
-  if (url.pathname === '/plain') return new Response('just text', { headers: { 'content-type': 'text/plain' } })
-  return new Response('missing', { status: 404 })
-}
 
 /** The fake network, plus every outbound request written out (method, URL, headers, body) as it is made. */
 function network() {
