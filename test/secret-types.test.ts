@@ -97,6 +97,18 @@ describe('secrets by type', () => {
     expect((await whereIs(alice.password, seen.messages)).hits).toEqual([])
   })
 
+  it('keeps a queued input with no secret of its own unsealed, though the deployment has secret settings', async () => {
+    // The deployment's secrets are in every run's set; only what a call adds makes its input secret.
+    expect(env.ENCRYPTION_KEY).toBeTruthy()
+    const seen = watchQueue()
+    const { token } = await newCaller('plain queued')
+    const queued = await action('search', { query: 'plain queued input' }, token, { prefer: 'respond-async' })
+    expect(queued.status).toBe(202)
+    expect(seen.jobInputs).toHaveLength(1)
+    expect(seen.jobInputs[0].kind).not.toMatch(/^sealed/)
+    expect((await request('GET', `/v1/runs/${queued.body.response.run_id}?wait=20`, { token })).body.response.state).toBe('succeeded')
+  })
+
   it('shows secret fields in the OpenAPI schema and marks agent parameters that flow into them', async () => {
     const doc = (await request('GET', '/v1/openapi.json')).body as Json
     const schema = doc.paths['/v1/action/post_to_social'].post.requestBody.content['application/json'].schema

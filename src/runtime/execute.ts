@@ -247,6 +247,8 @@ async function startRun(rt: Runtime, caller: Caller, signal: AbortSignal, action
   const runId = newId('run')
   const now = Date.now()
   const ctx = createContext(rt, { ...caller, signal }, runId, false, Boolean(caller.idempotencyKey), gate)
+  // The deployment's secret settings are in every run's set: only what this call adds makes its input secret.
+  const sharedSecrets = ctx.secrets.size
   if (action.precheck) await action.precheck(input, ctx)
   const mode = caller.respondAsync ? 'queued' : await decideMode(action, input, ctx)
   if (mode !== 'inline') await gate?.admit()
@@ -255,7 +257,7 @@ async function startRun(rt: Runtime, caller: Caller, signal: AbortSignal, action
   }
   await collectSecrets(action, input, ctx)
   const recorded = recordedInput(action, input, ctx.secrets)
-  const hasSecrets = recorded !== input || ctx.secrets.size > 0
+  const hasSecrets = recorded !== input || ctx.secrets.size > sharedSecrets
   const stored = await storeRunValue(rt.env, rt.config, runId, 'input', recorded)
   let job: Stored | null = null
   try {
