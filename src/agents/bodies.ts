@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { getAction } from '../actions/registry'
-import { hasOwnKey } from '../lib/objects'
 import { parsePath, REFERENCE_DEPTH } from '../runtime/templates'
 import { ParametersSchema, WorkflowSchema, type Parameters, type Workflow } from './schema'
 import { checkSecretSlots, markSecretParameters } from './secret-params'
@@ -33,7 +32,7 @@ export function checkWorkflow(workflow: Workflow, parameters: Parameters, ctx: z
         if (!ref) {
           ctx.addIssue({ code: 'custom', path: where, message: `{{${m[1]}}} is not a valid reference` })
         } else if (ref[0] === 'input') {
-          if (typeof ref[1] !== 'string' || !hasOwnKey(parameters.properties, ref[1])) ctx.addIssue({ code: 'custom', path: where, message: `{{${m[1]}}} names no declared parameter` })
+          if (typeof ref[1] !== 'string' || !Object.hasOwn(parameters.properties, ref[1])) ctx.addIssue({ code: 'custom', path: where, message: `{{${m[1]}}} names no declared parameter` })
         } else if (ref[0] === 'steps') {
           if (typeof ref[1] !== 'string' || !seen.has(ref[1])) ctx.addIssue({ code: 'custom', path: where, message: `{{${m[1]}}} names no earlier step` })
         } else {

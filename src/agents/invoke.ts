@@ -5,7 +5,7 @@ import { resolveReferences } from '../runtime/templates'
 import { agentScope, assertMayRun } from './access'
 import { convertParam, type Parameters, type Workflow } from './schema'
 import { JsonTooDeepError, parseJson } from '../lib/json-depth'
-import { hasOwnKey, ownValue } from '../lib/objects'
+import { ownValue } from '../lib/objects'
 
 /**
  * The agent a caller asked for, if it may see it; otherwise 404 (never revealing that it exists).
@@ -46,7 +46,7 @@ export function validateAgentParams(parameters: Parameters, input: Record<string
   const out: Record<string, unknown> = {}
   // Own keys on both sides: "toString" is no declared parameter, and an absent "constructor" parameter is absent.
   for (const key of Object.keys(input)) {
-    if (!hasOwnKey(parameters.properties, key)) details.push({ path: `/${field}/${key}`, message: `Unknown parameter "${key}"` })
+    if (!Object.hasOwn(parameters.properties, key)) details.push({ path: `/${field}/${key}`, message: `Unknown parameter "${key}"` })
   }
   for (const [name, p] of Object.entries(parameters.properties)) {
     const raw = ownValue(input, name)

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { jsonSize } from '../lib/json-size'
-import { hasOwnKey } from '../lib/objects'
 
 /**
  * Bytes of JSON an agent's parameters and workflow take at most, as stored. Every field has a limit
@@ -61,7 +60,7 @@ export const ParametersSchema = z
   .superRefine((p, ctx) => {
     if (Object.keys(p.properties).length > 100) ctx.addIssue({ code: 'custom', path: ['properties'], message: 'at most 100 parameters' })
     p.required.forEach((name, i) => {
-      if (!hasOwnKey(p.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', i], message: `"${name}" is not a declared parameter` })
+      if (!Object.hasOwn(p.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', i], message: `"${name}" is not a declared parameter` })
     })
     if (new Set(p.required).size !== p.required.length) ctx.addIssue({ code: 'custom', path: ['required'], message: 'names must be unique' })
     checkSize(p, MAX_PARAMETERS_BYTES, 'parameters', ctx)

@@ -1,6 +1,5 @@
 import type { z } from 'zod'
 import { secretFields } from '../actions/secret-fields'
-import { hasOwnKey } from '../lib/objects'
 import type { ActionLookup } from '../runtime/context'
 import { parsePath } from '../runtime/templates'
 import type { Parameter, Parameters, Workflow } from './schema'
@@ -42,7 +41,7 @@ function inputReferences(template: unknown): string[] {
  */
 export function secretParameterNames(parameters: Parameters, workflow: Workflow, actions: ActionLookup): Set<string> {
   const names = new Set(Object.keys(parameters.properties).filter((n) => isSecretParameter(parameters.properties[n])))
-  for (const slot of secretSlots(workflow, actions)) for (const name of inputReferences(slot.template)) if (hasOwnKey(parameters.properties, name)) names.add(name)
+  for (const slot of secretSlots(workflow, actions)) for (const name of inputReferences(slot.template)) if (Object.hasOwn(parameters.properties, name)) names.add(name)
   return names
 }
 

@@ -15,8 +15,3 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 export function ownValue<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined
 }
-
-/** Is `key` one of the object's own keys? `key in object` is also true for every name Object.prototype holds. */
-export function hasOwnKey(object: object, key: string): boolean {
-  return Object.hasOwn(object, key)
-}

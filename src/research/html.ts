@@ -1,5 +1,5 @@
 import { decodeEntities } from '../lib/text'
-import { hasOwnKey, setOwn } from '../lib/objects'
+import { setOwn } from '../lib/objects'
 import { tokenizeHtml, type TagElement } from '../providers/web/html-tokenizer'
 import { parseJson } from '../lib/json-depth'
 
@@ -81,7 +81,7 @@ export async function parsePage(html: string, url: string): Promise<PageFacts> {
         const name = (attr(el, 'name') ?? attr(el, 'property') ?? attr(el, 'itemprop') ?? attr(el, 'http-equiv'))?.toLowerCase()
         const content = attr(el, 'content')
         // Own keys: a page's <meta name="constructor"> is a meta tag like any other, and "__proto__" stays a key.
-        if (name && content !== null && !hasOwnKey(facts.meta, name)) setOwn(facts.meta, name, clean(content))
+        if (name && content !== null && !Object.hasOwn(facts.meta, name)) setOwn(facts.meta, name, clean(content))
       } else if (tag === 'script') {
         const src = attr(el, 'src')
         if (src) {
